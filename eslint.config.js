@@ -1,0 +1,71 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const nodeBuiltins = [
+  'node:*',
+  'fs',
+  'path',
+  'crypto',
+  'os',
+  'child_process',
+  'http',
+  'https',
+  'net',
+  'url',
+  'util',
+  'stream',
+];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', '.tools/**', '.chamvi/**', 'coverage/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/require-await': 'off',
+    },
+  },
+  {
+    // Workflow code runs in Temporal's deterministic sandbox: no Node builtins, no ai, no zod,
+    // and activities only by type.
+    files: ['workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: nodeBuiltins, message: 'Workflow code runs in the Temporal sandbox: no Node builtins.' },
+            {
+              group: ['ai', 'ai/*', '@ai-sdk/*', 'zod', 'zod/*'],
+              message: 'Workflow code must not import ai or zod; call an activity.',
+            },
+            {
+              group: [
+                '../src/*',
+                '../activities/*',
+                '../worker/*',
+                'pg',
+                '@temporalio/worker',
+                '@temporalio/activity',
+                '@temporalio/client',
+              ],
+              allowTypeImports: true,
+              message: 'Workflow code reaches activities and Node code by type only.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['**/*.js', '**/*.cjs'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+);

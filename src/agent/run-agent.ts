@@ -1,0 +1,78 @@
+import { randomUUID } from 'node:crypto';
+import { generateText, isStepCount, type ModelMessage, type StepResult, type ToolSet } from 'ai';
+import { createToolContext, type RunData, type ToolContext } from '../context/tool-context.js';
+import type { EffectCallReport, EffectLogger } from '../effects/effect-report.js';
+import type { IEffectStore } from '../stores/effect-store.js';
+import type { Agent } from './define-agent.js';
+import { wrapToolsForRun, type AllowTool } from './wrap-tools-for-run.js';
+
+/** The prompt of a run: a text prompt or a message list. */
+export type AgentPrompt =
+  | { readonly prompt: string; readonly messages?: never }
+  | { readonly messages: ModelMessage[]; readonly prompt?: never };
+
+/** What {@link runAgent} takes besides the agent. */
+export type RunAgentOptions = AgentPrompt & {
+  /** Where effect results are recorded. Reuse it (with the same `runId`) to resume a run without re-applying effects. */
+  readonly store: IEffectStore;
+  /** The logical run's id; effect keys start with it. Default: a new UUID (a new run). */
+  readonly runId?: string;
+  readonly trigger?: unknown;
+  readonly state?: RunData;
+  readonly artifacts?: RunData;
+  /** Overrides the agent's `maxSteps`. */
+  readonly maxSteps?: number;
+  /** Re-checks every tool call; a refused call throws `ToolNotAllowedError`. */
+  readonly allow?: AllowTool;
+  /** Aborts the run (and reaches tools as `ctx.run.signal`). */
+  readonly signal?: AbortSignal;
+  readonly logger?: EffectLogger;
+};
+
+/** What a run resolves with. */
+export interface AgentRunResult {
+  readonly runId: string;
+  /** The model's final text. */
+  readonly text: string;
+  /** The AI SDK's step results. */
+  readonly steps: ReadonlyArray<StepResult<ToolSet>>;
+  /** Every effect call in call order: key, tool and outcome (`recorded` | `reconciled` | `executed`). */
+  readonly effects: EffectCallReport[];
+}
+
+/**
+ * Runs an agent in this process: the AI SDK tool loop (`generateText`) with the agent's effect
+ * tools wrapped for the run, so each effect call runs the effect protocol against `store`.
+ *
+ * Running the same agent again with the same `runId` and store applies each effect once: calls
+ * whose keys are recorded return their recorded results. This engine has no retries of its own;
+ * for durable runs use the Temporal workflow.
+ */
+export async function runAgent(agent: Agent, options: RunAgentOptions): Promise<AgentRunResult> {
+  const runId = options.runId ?? randomUUID();
+  const ctx: ToolContext = createToolContext({
+    runId,
+    agent: agent.name,
+    trigger: options.trigger,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.state ? { state: options.state } : {}),
+    ...(options.artifacts ? { artifacts: options.artifacts } : {}),
+  });
+  const effects: EffectCallReport[] = [];
+  const tools = wrapToolsForRun(agent.tools, ctx, options.store, options.allow, {
+    onReport: (report) => effects.push(report),
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+  const toolsContext = Object.fromEntries(Object.keys(tools).map((name) => [name, ctx]));
+  const prompt = options.messages !== undefined ? { messages: options.messages } : { prompt: options.prompt ?? '' };
+  const result = await generateText({
+    model: agent.model,
+    ...(agent.instructions !== undefined ? { instructions: agent.instructions } : {}),
+    tools,
+    toolsContext,
+    ...prompt,
+    stopWhen: isStepCount(options.maxSteps ?? agent.maxSteps),
+    ...(options.signal ? { abortSignal: options.signal } : {}),
+  } as unknown as Parameters<typeof generateText>[0]);
+  return { runId, text: result.text, steps: result.steps, effects };
+}

@@ -1,0 +1,84 @@
+import type { Tool, ToolExecuteFunction, ToolExecutionOptions } from 'ai';
+import type { ToolContext } from '../context/tool-context.js';
+import { InvalidEffectToolError } from '../errors/errors.js';
+
+/** Brand that marks effect tools; a `Symbol.for` so that copies of the library in other realms agree. */
+export const EFFECT_TOOL = Symbol.for('@chamvi/temporal/effect-tool');
+
+type MaybePromise<T> = T | PromiseLike<T>;
+
+/** The two optional hooks an effect tool adds to an AI SDK tool definition. */
+export interface EffectToolHooks<INPUT, OUTPUT, CONTEXT extends ToolContext = ToolContext> {
+  /**
+   * The effect key of a call: calls with equal keys are one effect, applied at most once.
+   * Default: `<ctx.run.runId>:<toolName>:<sha256 of the canonical JSON input>`. Must return a
+   * non-empty string. `options` are the AI SDK call options (`toolCallId`, `messages`); key by
+   * {@link stepIndex} when a redone step may produce different input.
+   */
+  effectKey?: (input: INPUT, ctx: CONTEXT, options: ToolExecutionOptions<CONTEXT>) => MaybePromise<string>;
+  /**
+   * Asked before `execute` when the store holds no result for the key: does the effect already
+   * exist remotely (applied by an earlier attempt that crashed before its result was recorded)?
+   * Any answer other than `undefined` (`null` included) is recorded as the call's result with
+   * origin `reconciled`, and `execute` does not run. Throwing records nothing; throw
+   * `EffectOutcomeUnknownError` when the remote cannot tell yet.
+   */
+  alreadyApplied?: (key: string, input: INPUT, ctx: CONTEXT) => MaybePromise<OUTPUT | undefined>;
+}
+
+/** What {@link defineEffectTool} takes: an AI SDK tool definition with `execute`, plus the hooks. */
+export type EffectToolDefinition<INPUT, OUTPUT, CONTEXT extends ToolContext = ToolContext> = Tool<
+  INPUT,
+  OUTPUT,
+  CONTEXT
+> & {
+  execute: ToolExecuteFunction<INPUT, OUTPUT, CONTEXT>;
+} & EffectToolHooks<INPUT, OUTPUT, CONTEXT>;
+
+/** An AI SDK tool carrying the effect brand; usable anywhere a tool is. */
+export type EffectTool<
+  INPUT = unknown,
+  OUTPUT = unknown,
+  CONTEXT extends ToolContext = ToolContext,
+> = EffectToolDefinition<INPUT, OUTPUT, CONTEXT> & { readonly [EFFECT_TOOL]: true };
+
+/**
+ * Defines an effect tool: an AI SDK tool whose side effect applies at most once per effect key.
+ *
+ * Takes the same definition as the AI SDK's `tool()` plus the optional hooks `effectKey` and
+ * `alreadyApplied`. On its own the result is an ordinary tool; the engine (`runAgent`, the
+ * Temporal activities, or {@link wrapToolsForRun}) wraps it so that every call runs the effect
+ * protocol: recorded result, else `alreadyApplied`, else `execute` and record.
+ *
+ * @throws InvalidEffectToolError when `execute` is missing or a hook is not a function.
+ */
+export function defineEffectTool<INPUT, OUTPUT, CONTEXT extends ToolContext = ToolContext>(
+  definition: EffectToolDefinition<INPUT, OUTPUT, CONTEXT>,
+): EffectTool<INPUT, OUTPUT, CONTEXT> {
+  const def = definition as Partial<EffectToolDefinition<INPUT, OUTPUT, CONTEXT>> | undefined;
+  if (typeof def !== 'object' || def === null) {
+    throw new InvalidEffectToolError('defineEffectTool expects a tool definition object (the same as tool() takes).');
+  }
+  if (typeof def.execute !== 'function') {
+    throw new InvalidEffectToolError(
+      'defineEffectTool: execute is missing. An effect tool must apply its effect itself; add execute(input, { context }) to the definition.',
+    );
+  }
+  for (const hook of ['effectKey', 'alreadyApplied'] as const) {
+    if (def[hook] !== undefined && typeof def[hook] !== 'function') {
+      throw new InvalidEffectToolError(
+        `defineEffectTool: ${hook} must be a function when given (got ${typeof def[hook]}).`,
+      );
+    }
+  }
+  return Object.defineProperty({ ...definition }, EFFECT_TOOL, { value: true, enumerable: false }) as EffectTool<
+    INPUT,
+    OUTPUT,
+    CONTEXT
+  >;
+}
+
+/** Whether `value` is an effect tool (by brand, so it works across realms and library copies). */
+export function isEffectTool(value: unknown): value is EffectTool<unknown, unknown, ToolContext> {
+  return typeof value === 'object' && value !== null && (value as { [EFFECT_TOOL]?: unknown })[EFFECT_TOOL] === true;
+}

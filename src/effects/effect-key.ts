@@ -1,0 +1,27 @@
+import { createHash } from 'node:crypto';
+import { InvalidEffectKeyError } from '../errors/errors.js';
+import { canonicalJson } from '../json/canonical-json.js';
+
+/** Hex SHA-256 of the canonical JSON of `input`: the input fingerprint kept with each record. */
+export function inputFingerprint(input: unknown): string {
+  return createHash('sha256').update(canonicalJson(input)).digest('hex');
+}
+
+/**
+ * The key an effect tool uses when it defines no `effectKey`:
+ * `<runId>:<toolName>:<sha256 hex of canonicalJson(input)>`.
+ *
+ * The same call with the same input in the same run maps to one key, so it is applied once. The
+ * input itself never appears in the key, only its hash.
+ *
+ * @throws TypeError when the input holds a BigInt or a cycle (see {@link canonicalJson}).
+ */
+export function defaultEffectKey(runId: string, toolName: string, input: unknown): string {
+  return `${runId}:${toolName}:${inputFingerprint(input)}`;
+}
+
+/** Checks what a custom `effectKey` returned: a non-empty string, or an {@link InvalidEffectKeyError}. */
+export function assertEffectKey(toolName: string, key: unknown): string {
+  if (typeof key !== 'string' || key.length === 0) throw new InvalidEffectKeyError(toolName, key);
+  return key;
+}

@@ -1,0 +1,309 @@
+import { randomUUID } from 'node:crypto';
+import type { ToolExecutionOptions } from 'ai';
+import type { ToolContext } from '../context/tool-context.js';
+import { ChamviError } from '../errors/chamvi-error.js';
+import { EffectBusyError, EffectClaimLostError, EffectStoreError } from '../errors/errors.js';
+import type {
+  ClaimToken,
+  EffectClaims,
+  EffectRecord,
+  EffectRecordInput,
+  IEffectStore,
+} from '../stores/effect-store.js';
+import { hasClaims } from '../stores/effect-store.js';
+import type { EffectTool } from './define-effect-tool.js';
+import { assertEffectKey, defaultEffectKey, inputFingerprint } from './effect-key.js';
+import type { EffectCallReport, EffectLogger, EffectOutcome } from './effect-report.js';
+import { consoleEffectLogger } from './effect-report.js';
+import { shareInFlight } from './in-flight.js';
+
+/** Where and how one effect call runs. Only `store` is required. */
+export interface EffectEnv {
+  readonly store: IEffectStore;
+  /** Default: `console.warn`. */
+  readonly logger?: EffectLogger;
+  /** The attempt this call is (Temporal's activity attempt). Default 1. */
+  readonly attempt?: number;
+  /** Claim owner token of this attempt. Default: a random UUID per call. */
+  readonly owner?: string;
+  /** Lease on the key while the effect runs, in ms (claim stores only). Renewed every third of it. Default 60 000. */
+  readonly leaseMs?: number;
+  /** How long to wait for another attempt's live claim before failing with `EffectBusyError`, in ms. Default 10 000. */
+  readonly busyWaitMs?: number;
+  /** Called right before `execute`, after the claim was renewed and the signal checked; throwing stops the call. */
+  readonly beforeEffect?: (key: string) => Promise<void> | void;
+  /** Called when the result could not be recorded after the effect (the call still succeeds). */
+  readonly onRecordFailed?: (key: string, record: EffectRecordInput, error: unknown) => void;
+}
+
+/** One call of an effect tool. */
+export interface EffectCall<INPUT = unknown, OUTPUT = unknown> {
+  readonly tool: EffectTool<INPUT, OUTPUT>;
+  readonly toolName: string;
+  readonly input: INPUT;
+  readonly ctx: ToolContext;
+  readonly options: ToolExecutionOptions<ToolContext>;
+}
+
+/** How a call ended: its result, the report, and the record still to write when the write failed. */
+export interface EffectResolution<OUTPUT = unknown> {
+  readonly result: OUTPUT;
+  readonly report: EffectCallReport;
+  readonly unrecorded?: { readonly key: string; readonly record: EffectRecordInput };
+}
+
+const DEFAULT_LEASE_MS = 60_000;
+const DEFAULT_BUSY_WAIT_MS = 10_000;
+
+/** The effect key of a call: the tool's `effectKey`, checked, or the default key. */
+export async function resolveEffectKey(call: EffectCall): Promise<string> {
+  const { tool, toolName, input, ctx, options } = call;
+  if (tool.effectKey === undefined) return defaultEffectKey(ctx.run.runId, toolName, input);
+  return assertEffectKey(toolName, await tool.effectKey(input, ctx, options));
+}
+
+/**
+ * Runs one effect tool call through the protocol:
+ *
+ * 1. recorded: a finished record for the key is returned; nothing runs;
+ * 2. claim (claim stores): a lease on the key; a live lease of another attempt is waited for
+ *    (up to `busyWaitMs`), never executed beside;
+ * 3. remote: `alreadyApplied(key, input, ctx)`; an answer other than `undefined` is recorded
+ *    (origin `reconciled`) and returned;
+ * 4. execute: the claim is renewed and `ctx.run.signal` checked, then `execute` runs (an async
+ *    iterable passes each value to `onChunk`; its last value is the result);
+ * 5. record (origin `executed`). A failing write after the effect is logged and the call still
+ *    succeeds, with `unrecorded` set so the caller can write it later.
+ *
+ * A throw in 3 or 4 records nothing and releases the claim, so a later retry can still apply the
+ * effect. A store that cannot be read before the effect fails the call (`EffectStoreError`,
+ * retryable) and nothing runs. Identical calls (same store, same key) in flight in this process at
+ * the same time share one application; the sharers report `recorded`.
+ */
+export async function applyEffect<INPUT, OUTPUT>(
+  call: EffectCall<INPUT, OUTPUT>,
+  env: EffectEnv,
+  onChunk?: (chunk: OUTPUT) => void,
+): Promise<EffectResolution<OUTPUT>> {
+  const anyCall = call as unknown as EffectCall;
+  const key = await resolveEffectKey(anyCall);
+  const { value, shared } = await shareInFlight(env.store, key, () =>
+    runProtocol(anyCall, key, env, onChunk as (chunk: unknown) => void),
+  );
+  const resolution = value as EffectResolution<OUTPUT>;
+  if (!shared) return resolution;
+  return {
+    result: resolution.result,
+    report: { ...resolution.report, toolCallId: call.options.toolCallId, outcome: 'recorded' },
+  };
+}
+
+async function runProtocol(
+  call: EffectCall,
+  key: string,
+  env: EffectEnv,
+  onChunk: ((chunk: unknown) => void) | undefined,
+): Promise<EffectResolution> {
+  const { store } = env;
+  const logger = env.logger ?? consoleEffectLogger;
+  const attempt = env.attempt ?? 1;
+  const report = (outcome: EffectOutcome, recordPending?: boolean): EffectCallReport => ({
+    key,
+    toolName: call.toolName,
+    toolCallId: call.options.toolCallId,
+    outcome,
+    attempts: attempt,
+    ...(recordPending ? { recordPending } : {}),
+  });
+
+  const existing = await storeRead(() => store.get(key), key, 'read');
+  if (existing !== undefined) return { result: existing.result, report: report('recorded') };
+
+  const fingerprint = safeFingerprint(call.input);
+  let token: ClaimToken | undefined;
+  if (hasClaims(store)) {
+    const claimed = await claimKey(store, key, call, env, fingerprint);
+    if ('record' in claimed) return { result: claimed.record.result, report: report('recorded') };
+    token = claimed.token;
+  }
+
+  const leaseMs = env.leaseMs ?? DEFAULT_LEASE_MS;
+  const recordInput = (result: unknown, origin: 'executed' | 'reconciled'): EffectRecordInput => ({
+    toolName: call.toolName,
+    result,
+    origin,
+    runId: call.ctx.run.runId,
+    attempt,
+    ...(fingerprint === undefined ? {} : { fingerprint }),
+    ...(result === undefined ? { resultUndefined: true } : {}),
+  });
+
+  let origin: 'executed' | 'reconciled';
+  let result: unknown;
+  try {
+    const remote =
+      call.tool.alreadyApplied === undefined ? undefined : await call.tool.alreadyApplied(key, call.input, call.ctx);
+    if (remote !== undefined) {
+      origin = 'reconciled';
+      result = remote;
+    } else {
+      if (token !== undefined && hasClaims(store)) await assertStillOwner(store, token, leaseMs);
+      call.ctx.run.signal.throwIfAborted();
+      await env.beforeEffect?.(key);
+      origin = 'executed';
+      result = await withLeaseRenewal(store, token, leaseMs, logger, () => runExecute(call, onChunk));
+    }
+  } catch (error) {
+    if (token !== undefined && hasClaims(store)) await releaseQuietly(store, token, logger);
+    throw error;
+  }
+
+  const record = recordInput(result, origin);
+  try {
+    const winner = await writeRecord(store, key, token, record);
+    return { result: winner === undefined ? result : winner.result, report: report(origin) };
+  } catch (error) {
+    logger.warn(
+      `Effect "${key}" was applied but its result could not be recorded; the call succeeds and alreadyApplied guards the next retry.`,
+      { key, error: describe(error) },
+    );
+    env.onRecordFailed?.(key, record, error);
+    return { result, report: report(origin, true), unrecorded: { key, record } };
+  }
+}
+
+async function claimKey(
+  store: IEffectStore & EffectClaims,
+  key: string,
+  call: EffectCall,
+  env: EffectEnv,
+  fingerprint: string | undefined,
+): Promise<{ token: ClaimToken } | { record: EffectRecord }> {
+  const busyWaitMs = env.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS;
+  const request = {
+    owner: env.owner ?? randomUUID(),
+    leaseMs: env.leaseMs ?? DEFAULT_LEASE_MS,
+    toolName: call.toolName,
+    runId: call.ctx.run.runId,
+    attempt: env.attempt ?? 1,
+    ...(fingerprint === undefined ? {} : { fingerprint }),
+  };
+  const started = Date.now();
+  for (let pause = 25; ; pause = Math.min(pause * 2, 500)) {
+    const claimed = await storeRead(() => store.claim(key, request), key, 'claim');
+    if (claimed.status === 'acquired') return { token: claimed.token };
+    if (claimed.status === 'done') return { record: claimed.record };
+    const waited = Date.now() - started;
+    if (waited >= busyWaitMs) throw new EffectBusyError(key, waited);
+    call.ctx.run.signal.throwIfAborted();
+    await sleep(Math.min(pause, claimed.leaseRemainingMs + 1, busyWaitMs - waited));
+  }
+}
+
+async function assertStillOwner(store: IEffectStore & EffectClaims, token: ClaimToken, leaseMs: number): Promise<void> {
+  const renewed = await storeRead(() => store.renew(token, leaseMs), token.key, 'renew');
+  if (renewed.status === 'lost') throw new EffectClaimLostError(token.key);
+}
+
+async function withLeaseRenewal<T>(
+  store: IEffectStore,
+  token: ClaimToken | undefined,
+  leaseMs: number,
+  logger: EffectLogger,
+  work: () => Promise<T>,
+): Promise<T> {
+  if (token === undefined || !hasClaims(store) || leaseMs <= 0) return work();
+  const timer = setInterval(
+    () => {
+      store.renew(token, leaseMs).then(
+        (renewed) => {
+          if (renewed.status === 'lost')
+            logger.warn(`Lost the claim on effect "${token.key}" while applying it.`, { key: token.key });
+        },
+        (error: unknown) =>
+          logger.warn(`Could not renew the claim on effect "${token.key}".`, { error: describe(error) }),
+      );
+    },
+    Math.max(1, Math.floor(leaseMs / 3)),
+  );
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+async function runExecute(call: EffectCall, onChunk: ((chunk: unknown) => void) | undefined): Promise<unknown> {
+  const options = call.options.context === undefined ? { ...call.options, context: call.ctx } : call.options;
+  const produced = call.tool.execute(call.input, options);
+  if (!isAsyncIterable<unknown>(produced)) return await produced;
+  let last: unknown;
+  for await (const chunk of produced) {
+    last = chunk;
+    onChunk?.(chunk);
+  }
+  return last;
+}
+
+async function writeRecord(
+  store: IEffectStore,
+  key: string,
+  token: ClaimToken | undefined,
+  record: EffectRecordInput,
+): Promise<EffectRecord | undefined> {
+  if (token !== undefined && hasClaims(store)) {
+    const completed = await store.complete(token, record);
+    return completed.record;
+  }
+  return (await store.put(key, record)) ?? undefined;
+}
+
+async function releaseQuietly(
+  store: IEffectStore & EffectClaims,
+  token: ClaimToken,
+  logger: EffectLogger,
+): Promise<void> {
+  try {
+    await store.release(token);
+  } catch (error) {
+    logger.warn(`Could not release the claim on effect "${token.key}"; it frees itself when its lease expires.`, {
+      error: describe(error),
+    });
+  }
+}
+
+async function storeRead<T>(op: () => Promise<T>, key: string, what: string): Promise<T> {
+  try {
+    return await op();
+  } catch (error) {
+    if (ChamviError.isInstance(error)) throw error;
+    throw new EffectStoreError(
+      `Could not ${what} effect "${key}" in the effect store before applying it, so nothing was applied: ${describe(error)}. Check that the store is reachable; the call can be retried.`,
+      { cause: error },
+    );
+  }
+}
+
+function safeFingerprint(input: unknown): string | undefined {
+  try {
+    return inputFingerprint(input);
+  } catch {
+    return undefined;
+  }
+}
+
+export function isAsyncIterable<T>(value: unknown): value is AsyncIterable<T> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as AsyncIterable<T>)[Symbol.asyncIterator] === 'function'
+  );
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+}

@@ -1,0 +1,40 @@
+const brand = Symbol.for('@chamvi/temporal/error');
+
+/** A constructor of a {@link ChamviError} subclass, as `isInstance` sees it. */
+interface ChamviErrorClass<T> {
+  readonly errorName: string;
+  readonly prototype: T;
+}
+
+/**
+ * Base of every error this library throws.
+ *
+ * `name` is stable (it becomes the failure `type` when Temporal serialises the error), and
+ * `isInstance` recognises errors from another realm or another copy of the library (jest
+ * sandboxes, the workflow bundle), where `instanceof` fails.
+ */
+export abstract class ChamviError extends Error {
+  /** Stable name of the error class; subclasses override it. */
+  static readonly errorName: string = 'ChamviError';
+
+  /** Whether retrying the same call may succeed. Temporal activities map `false` to non-retryable failures. */
+  abstract readonly retryable: boolean;
+
+  declare readonly [brand]: true;
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = (new.target as unknown as ChamviErrorClass<ChamviError>).errorName;
+    Object.defineProperty(this, brand, { value: true, enumerable: false });
+  }
+
+  /**
+   * Realm-safe type guard: matches any error carrying this library's brand and this class's
+   * `errorName` (for `ChamviError` itself, any error of this library).
+   */
+  static isInstance<T>(this: ChamviErrorClass<T>, error: unknown): error is T {
+    if (typeof error !== 'object' || error === null) return false;
+    if ((error as { [brand]?: unknown })[brand] !== true) return false;
+    return this.errorName === 'ChamviError' || (error as Error).name === this.errorName;
+  }
+}

@@ -1,0 +1,60 @@
+export { ChamviError } from './errors/chamvi-error.js';
+export {
+  EffectBusyError,
+  EffectClaimLostError,
+  EffectOutcomeUnknownError,
+  EffectStoreError,
+  InvalidEffectKeyError,
+  InvalidEffectToolError,
+  LegacyContextFieldError,
+  ToolNotAllowedError,
+} from './errors/errors.js';
+export { canonicalJson } from './json/canonical-json.js';
+export { defaultEffectKey, inputFingerprint } from './effects/effect-key.js';
+export { stepIndex, type StepIndexOptions } from './effects/step-index.js';
+export { effectMarker, findEffectMarkers } from './effects/effect-marker.js';
+export {
+  defineEffectTool,
+  isEffectTool,
+  EFFECT_TOOL,
+  type EffectTool,
+  type EffectToolDefinition,
+  type EffectToolHooks,
+} from './effects/define-effect-tool.js';
+export {
+  applyEffect,
+  resolveEffectKey,
+  type EffectCall,
+  type EffectEnv,
+  type EffectResolution,
+} from './effects/effect-protocol.js';
+export {
+  consoleEffectLogger,
+  type EffectCallReport,
+  type EffectLogger,
+  type EffectOutcome,
+} from './effects/effect-report.js';
+export {
+  createToolContext,
+  type RunData,
+  type RunInfo,
+  type ToolContext,
+  type ToolContextInit,
+} from './context/tool-context.js';
+export {
+  hasClaims,
+  type ClaimRequest,
+  type ClaimResult,
+  type ClaimToken,
+  type EffectClaims,
+  type EffectOrigin,
+  type EffectRecord,
+  type EffectRecordInput,
+  type FencedResult,
+  type IEffectStore,
+} from './stores/effect-store.js';
+export { DEFAULT_RETENTION_MS, type RetentionOptions } from './stores/record-codec.js';
+export { MemoryEffectStore, type MemoryEffectStoreOptions } from './stores/memory-effect-store.js';
+export { defineAgent, isAgent, DEFAULT_MAX_STEPS, type Agent, type AgentDefinition } from './agent/define-agent.js';
+export { wrapToolsForRun, type AllowTool, type WrapOptions } from './agent/wrap-tools-for-run.js';
+export { runAgent, type AgentPrompt, type AgentRunResult, type RunAgentOptions } from './agent/run-agent.js';

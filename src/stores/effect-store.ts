@@ -1,0 +1,108 @@
+/** How a recorded effect came to be: applied by `execute`, or found remotely by `alreadyApplied`. */
+export type EffectOrigin = 'executed' | 'reconciled';
+
+/**
+ * A finished effect as the store keeps it. Results are kept as JSON: what comes back is what
+ * `JSON.parse(JSON.stringify(result))` gives (a `Date` comes back as its ISO string), except that
+ * an `undefined` result is kept as such (`resultUndefined`), distinct from `null`.
+ */
+export interface EffectRecord<Result = unknown> {
+  readonly key: string;
+  readonly toolName: string;
+  readonly result: Result;
+  readonly origin: EffectOrigin;
+  /** When the record was written, ISO 8601. */
+  readonly recordedAt: string;
+  /** The run the key belongs to, when known. */
+  readonly runId?: string;
+  /** The attempt (1-based, Temporal's activity attempt) that wrote the record, when known. */
+  readonly attempt?: number;
+  /** Hex SHA-256 of the canonical JSON of the call's input, when known. */
+  readonly fingerprint?: string;
+  /** True when `execute` returned `undefined`: the effect is done and `result` is `undefined`. */
+  readonly resultUndefined?: boolean;
+  /** When the store may forget the record, ISO 8601; absent means never. */
+  readonly expiresAt?: string;
+}
+
+/** What a caller hands to {@link IEffectStore.put}; the store may fill in `recordedAt` and `expiresAt`. */
+export type EffectRecordInput<Result = unknown> = Omit<EffectRecord<Result>, 'recordedAt' | 'expiresAt' | 'key'> & {
+  readonly recordedAt?: string;
+};
+
+/**
+ * Where effect results are recorded, keyed by effect key.
+ *
+ * The minimum anyone can implement: `get` returns the finished record or `undefined`; `put` writes a
+ * record. `put` should be first-writer-wins and return the record that is stored (the winner), so
+ * every caller sees one result; a store that returns nothing is trusted to have kept this one.
+ *
+ * Durable stores shared by several workers also implement {@link EffectClaims}, which the protocol
+ * uses when present to keep two attempts from applying the same effect side by side.
+ */
+export interface IEffectStore {
+  get(key: string): Promise<EffectRecord | undefined>;
+  put(key: string, record: EffectRecordInput): Promise<EffectRecord | void>;
+}
+
+/** What a claimant says about itself when it claims a key. */
+export interface ClaimRequest {
+  /** Unique token of this attempt; fenced operations must present it. */
+  readonly owner: string;
+  /** Lease length in milliseconds, measured on the store's clock. 0 is allowed and expires at once. */
+  readonly leaseMs: number;
+  readonly toolName: string;
+  readonly runId?: string;
+  readonly attempt?: number;
+  readonly fingerprint?: string;
+}
+
+/** Proof of a held claim: owner token plus fence number (grows on every takeover of the key). */
+export interface ClaimToken {
+  readonly key: string;
+  readonly owner: string;
+  readonly fence: number;
+}
+
+/** Answer to {@link EffectClaims.claim}. */
+export type ClaimResult =
+  /** The caller now owns the key; `takeover` when it took an expired lease from another attempt. */
+  | { readonly status: 'acquired'; readonly token: ClaimToken; readonly takeover: boolean }
+  /** The effect is finished; here is its record. */
+  | { readonly status: 'done'; readonly record: EffectRecord }
+  /** Another attempt holds a live lease. */
+  | { readonly status: 'busy'; readonly owner: string; readonly leaseRemainingMs: number };
+
+/** Answer to a fenced operation: `lost` when the token no longer owns the key (`record` is the winner's, if finished). */
+export type FencedResult =
+  | { readonly status: 'ok'; readonly record?: EffectRecord }
+  | { readonly status: 'lost'; readonly record?: EffectRecord };
+
+/**
+ * Optional capability of durable stores: leases on keys, so two attempts never apply one effect
+ * side by side. Every operation is one conditional write on the store's clock.
+ *
+ * - `claim` takes the key if it is free or its lease has expired (then the fence grows);
+ * - `complete` writes the finished record, only while the token still owns the key (even with an
+ *   expired lease, as long as nobody took it over);
+ * - `release` gives the key back after a failed attempt, so a retry can claim it at once;
+ * - `renew` extends the lease.
+ * A stale token changes nothing and learns the winner's record.
+ */
+export interface EffectClaims {
+  claim(key: string, request: ClaimRequest): Promise<ClaimResult>;
+  complete(token: ClaimToken, record: EffectRecordInput): Promise<FencedResult>;
+  release(token: ClaimToken): Promise<FencedResult>;
+  renew(token: ClaimToken, leaseMs: number): Promise<FencedResult>;
+}
+
+/** Whether a store implements {@link EffectClaims}. */
+export function hasClaims(store: IEffectStore): store is IEffectStore & EffectClaims {
+  const s = store as Partial<EffectClaims>;
+  return (
+    typeof s.claim === 'function' &&
+    typeof s.complete === 'function' &&
+    typeof s.release === 'function' &&
+    typeof s.renew === 'function'
+  );
+}
