@@ -58,3 +58,11 @@ export { MemoryEffectStore, type MemoryEffectStoreOptions } from './stores/memor
 export { defineAgent, isAgent, DEFAULT_MAX_STEPS, type Agent, type AgentDefinition } from './agent/define-agent.js';
 export { wrapToolsForRun, type AllowTool, type WrapOptions } from './agent/wrap-tools-for-run.js';
 export { runAgent, type AgentPrompt, type AgentRunResult, type RunAgentOptions } from './agent/run-agent.js';
+export * from './strategies/index.js';
+export {
+  GitCommandError,
+  IdempotencyKeyInProgressError,
+  IdempotencyKeyReusedError,
+  IdempotentRequestError,
+  RemoteRefContendedError,
+} from './errors/errors.js';

@@ -94,3 +94,137 @@ export class EffectOutcomeUnknownError extends ChamviError {
   static override readonly errorName = 'EffectOutcomeUnknownError';
   readonly retryable = true;
 }
+
+/**
+ * An HTTP API answered 409 to a request carrying an `Idempotency-Key`: an earlier request with the
+ * same key is still being processed. Retryable: retry later with the same key; the server then
+ * replays the first request's answer instead of applying the effect again.
+ */
+export class IdempotencyKeyInProgressError extends ChamviError {
+  static override readonly errorName = 'IdempotencyKeyInProgressError';
+  readonly retryable = true;
+  constructor(
+    readonly key: string,
+    readonly url: string,
+  ) {
+    super(
+      `${url} answered 409: a request with Idempotency-Key "${key}" is still in progress there. Retry later with the same key; the effect is not applied twice.`,
+    );
+  }
+}
+
+/**
+ * An HTTP API answered 422 to a request carrying an `Idempotency-Key`: the key was already used
+ * with a different request (other body or endpoint). Not retryable: the same call gets the same
+ * answer. The effect key maps different inputs to one key; fix `effectKey` (or let the default
+ * key, which hashes the input, apply).
+ */
+export class IdempotencyKeyReusedError extends ChamviError {
+  static override readonly errorName = 'IdempotencyKeyReusedError';
+  readonly retryable = false;
+  constructor(
+    readonly key: string,
+    readonly url: string,
+  ) {
+    super(
+      `${url} answered 422: Idempotency-Key "${key}" was already used with a different request. Make the effect key cover everything that changes the request (the default key hashes the whole input).`,
+    );
+  }
+}
+
+/**
+ * An HTTP API answered a request carrying an `Idempotency-Key` with an error other than 409 or
+ * 422. Retryable for 408, 425, 429 and 5xx (a retry sends the same key, so it cannot apply the
+ * effect twice); not retryable for other 4xx answers, which the same request would get again.
+ */
+export class IdempotentRequestError extends ChamviError {
+  static override readonly errorName = 'IdempotentRequestError';
+  readonly retryable: boolean;
+  constructor(
+    readonly status: number,
+    readonly key: string,
+    readonly url: string,
+    detail: string,
+  ) {
+    const retryable = status >= 500 || status === 408 || status === 425 || status === 429;
+    super(
+      `${url} answered ${status} to the request with Idempotency-Key "${key}"${detail ? `: ${detail}` : ''}. ${retryable ? 'Retry with the same key.' : 'Fix the request; retrying it unchanged gets the same answer.'}`,
+    );
+    this.retryable = retryable;
+  }
+}
+
+/**
+ * A push with compare-and-swap kept losing: the remote ref moved between the check and the push
+ * every time (another writer is active). Nothing was force-pushed over the other writer's
+ * commits. Retryable: the next attempt re-checks the ref for the effect's trailer first.
+ */
+export class RemoteRefContendedError extends ChamviError {
+  static override readonly errorName = 'RemoteRefContendedError';
+  readonly retryable = true;
+  constructor(
+    readonly ref: string,
+    attempts: number,
+  ) {
+    super(
+      `The remote ref ${ref} moved between check and push ${attempts} times in a row; nothing was pushed over the other writer. Retry later; the retry looks for this effect's commit trailer before pushing again.`,
+    );
+  }
+}
+
+/**
+ * A git command failed (a network error, a missing remote, a rejected push other than a lost
+ * compare-and-swap). Retryable, since most failures are transient; the message carries git's own
+ * error output to tell the rest apart.
+ */
+export class GitCommandError extends ChamviError {
+  static override readonly errorName = 'GitCommandError';
+  readonly retryable = true;
+  constructor(
+    readonly args: readonly string[],
+    readonly exitCode: number | string | undefined,
+    readonly stderr: string,
+  ) {
+    super(
+      `git ${args[0] ?? ''} failed (exit ${String(exitCode)}): ${stderr.trim() || 'no error output'}. Check the repository and the remote; the call can be retried.`,
+    );
+  }
+}
+
+/**
+ * An effect store spec (`createEffectStore(spec)`) or store option could not be understood, for
+ * example an unknown URL scheme or an empty path. Not retryable: the same spec fails again.
+ */
+export class InvalidEffectStoreSpecError extends ChamviError {
+  static override readonly errorName = 'InvalidEffectStoreSpecError';
+  readonly retryable = false;
+}
+
+/** A run named an agent that no worker registered. Not retryable. */
+export class UnknownAgentError extends ChamviError {
+  static override readonly errorName = 'UnknownAgentError';
+  readonly retryable = false;
+  constructor(
+    readonly agentName: string,
+    known: readonly string[],
+  ) {
+    super(
+      `No agent named "${agentName}" is registered on this worker (registered: ${known.length > 0 ? known.join(', ') : 'none'}). Register it with the worker's agents option, or fix the agent name of the run.`,
+    );
+  }
+}
+
+/** A tool call named a tool the agent does not have. Not retryable; the model is told. */
+export class UnknownToolError extends ChamviError {
+  static override readonly errorName = 'UnknownToolError';
+  readonly retryable = false;
+  constructor(
+    readonly toolName: string,
+    agentName: string,
+    known: readonly string[],
+  ) {
+    super(
+      `Agent "${agentName}" has no tool named "${toolName}" (its tools: ${known.length > 0 ? known.join(', ') : 'none'}). Call one of its tools, or add the tool to the agent.`,
+    );
+  }
+}
