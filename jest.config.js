@@ -16,6 +16,7 @@ export default {
     ],
   },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
+  setupFiles: ['<rootDir>/test/setup/quiet-temporal.ts'],
   testTimeout: 60_000,
   maxWorkers: 2,
 };

@@ -43,6 +43,8 @@ export interface EffectCall<INPUT = unknown, OUTPUT = unknown> {
   readonly input: INPUT;
   readonly ctx: ToolContext;
   readonly options: ToolExecutionOptions<ToolContext>;
+  /** The effect key, when already computed (the Temporal engine computes it once per step). */
+  readonly key?: string;
 }
 
 /** How a call ended: its result, the report, and the record still to write when the write failed. */
@@ -58,6 +60,7 @@ const DEFAULT_BUSY_WAIT_MS = 10_000;
 /** The effect key of a call: the tool's `effectKey`, checked, or the default key. */
 export async function resolveEffectKey(call: EffectCall): Promise<string> {
   const { tool, toolName, input, ctx, options } = call;
+  if (call.key !== undefined) return assertEffectKey(toolName, call.key);
   if (tool.effectKey === undefined) return defaultEffectKey(ctx.run.runId, toolName, input);
   return assertEffectKey(toolName, await tool.effectKey(input, ctx, options));
 }
@@ -151,7 +154,7 @@ async function runProtocol(
       call.ctx.run.signal.throwIfAborted();
       await env.beforeEffect?.(key);
       origin = 'executed';
-      result = await withLeaseRenewal(store, token, leaseMs, logger, () => runExecute(call, onChunk));
+      result = await withLeaseRenewal(store, token, leaseMs, call.ctx.run.signal, logger, () => runExecute(call, onChunk));
     }
   } catch (error) {
     if (token !== undefined && hasClaims(store)) await releaseQuietly(store, token, logger);
@@ -168,6 +171,8 @@ async function runProtocol(
       { key, error: describe(error) },
     );
     env.onRecordFailed?.(key, record, error);
+    // Give the key back at once, so the next call asks alreadyApplied instead of waiting out this lease.
+    if (token !== undefined && hasClaims(store)) await releaseQuietly(store, token, logger);
     return { result, report: report(origin, true), unrecorded: { key, record } };
   }
 }
@@ -209,12 +214,15 @@ async function withLeaseRenewal<T>(
   store: IEffectStore,
   token: ClaimToken | undefined,
   leaseMs: number,
+  signal: AbortSignal,
   logger: EffectLogger,
   work: () => Promise<T>,
 ): Promise<T> {
   if (token === undefined || !hasClaims(store) || leaseMs <= 0) return work();
   const timer = setInterval(
     () => {
+      // A cancelled or timed-out attempt is dead to the engine: let its lease run out so a retry can take over.
+      if (signal.aborted) return clearInterval(timer);
       store.renew(token, leaseMs).then(
         (renewed) => {
           if (renewed.status === 'lost')
@@ -234,7 +242,9 @@ async function withLeaseRenewal<T>(
 }
 
 async function runExecute(call: EffectCall, onChunk: ((chunk: unknown) => void) | undefined): Promise<unknown> {
-  const options = call.options.context === undefined ? { ...call.options, context: call.ctx } : call.options;
+  // execute sees the very ToolContext the hooks saw, even when the AI SDK handed over a copy it
+  // validated against the tool's contextSchema (a zod object strips `run` and the 0.1 guards).
+  const options = call.options.context === call.ctx ? call.options : { ...call.options, context: call.ctx };
   const produced = call.tool.execute(call.input, options);
   if (!isAsyncIterable<unknown>(produced)) return await produced;
   let last: unknown;
@@ -253,6 +263,11 @@ async function writeRecord(
 ): Promise<EffectRecord | undefined> {
   if (token !== undefined && hasClaims(store)) {
     const completed = await store.complete(token, record);
+    // Lost without a winner: another attempt took the key over and nothing is recorded yet, so this
+    // result was not recorded either; say so (logged, recordPending) instead of claiming success.
+    if (completed.status === 'lost' && completed.record === undefined) {
+      throw new Error('the claim on the key was lost before the result could be recorded');
+    }
     return completed.record;
   }
   return (await store.put(key, record)) ?? undefined;

@@ -1,0 +1,45 @@
+import { Context } from '@temporalio/activity';
+import type { ToolExecutionOptions, ModelMessage } from 'ai';
+import { createToolContext, type ToolContext } from '../src/context/tool-context.js';
+import type { EffectLogger } from '../src/effects/effect-report.js';
+import type { JsonMessage, RunRef } from '../workflows/types.js';
+
+/**
+ * The ToolContext of the run, as seen from inside an activity: `ctx.run.signal` is the activity's
+ * cancellation signal, which aborts when Temporal cancels the attempt or reports it timed out
+ * (news that reaches the worker with heartbeat responses; see {@link keepHeartbeating}).
+ */
+export function activityToolContext(run: RunRef): ToolContext {
+  return createToolContext({
+    runId: run.runId,
+    agent: run.agent,
+    trigger: run.trigger,
+    signal: Context.current().cancellationSignal,
+    ...(run.state !== undefined ? { state: run.state } : {}),
+    ...(run.artifacts !== undefined ? { artifacts: run.artifacts } : {}),
+  });
+}
+
+/** AI SDK call options for a tool call made from an activity. */
+export function toolCallOptions(toolCallId: string, messages: JsonMessage[], ctx: ToolContext): ToolExecutionOptions<ToolContext> {
+  return { toolCallId, messages: messages as unknown as ModelMessage[], abortSignal: ctx.run.signal, context: ctx };
+}
+
+/**
+ * Heartbeats every third of the heartbeat timeout (every 10 s without one) until stopped. The
+ * heartbeat is how a worker learns that its attempt was cancelled or timed out, and how Temporal
+ * learns quickly that a worker died.
+ */
+export function keepHeartbeating(): () => void {
+  const context = Context.current();
+  const every = Math.max(100, Math.floor((context.info.heartbeatTimeoutMs ?? 30_000) / 3));
+  context.heartbeat();
+  const timer = setInterval(() => context.heartbeat(), every);
+  return () => clearInterval(timer);
+}
+
+/** Protocol warnings go to the activity's logger (with the workflow and activity attached). */
+export function activityLogger(): EffectLogger {
+  const log = Context.current().log;
+  return { warn: (message, meta) => log.warn(message, meta) };
+}

@@ -1,0 +1,62 @@
+import type { ToolSet } from 'ai';
+import type { Agent } from '../src/agent/define-agent.js';
+import type { ToolContext } from '../src/context/tool-context.js';
+import { UnknownAgentError, UnknownToolError } from '../src/errors/errors.js';
+import type { ToolActivityOptions } from '../workflows/types.js';
+
+/**
+ * An agent as a worker runs it, with its Temporal settings.
+ *
+ * Activity options apply in this order (later wins): the library defaults, `toolDefaults`, then
+ * `tools[toolName]`. They travel to the workflow with each step's plan, so changing them needs a
+ * worker restart only, not new workflow code.
+ */
+export interface AgentRegistration {
+  readonly agent: Agent;
+  /**
+   * Re-checked on every tool call, inside the tool's activity; `false` refuses the call with a
+   * non-retryable `ToolNotAllowedError` before the store or the remote is touched, and the model
+   * is told.
+   */
+  readonly allow?: (toolName: string, ctx: ToolContext) => boolean;
+  /** Activity options for every tool of this agent. */
+  readonly toolDefaults?: ToolActivityOptions;
+  /** Activity options per tool name. */
+  readonly tools?: Readonly<Record<string, ToolActivityOptions>>;
+}
+
+/** What a worker accepts for each agent: the agent itself, or a registration with settings. */
+export type AgentEntry = Agent | AgentRegistration;
+
+/** The agents a worker serves, by name. */
+export class AgentRegistry {
+  private readonly byName = new Map<string, AgentRegistration>();
+
+  constructor(entries: readonly AgentEntry[]) {
+    for (const entry of entries) {
+      const registration: AgentRegistration = 'agent' in entry && typeof entry.agent === 'object' ? (entry as AgentRegistration) : { agent: entry as Agent };
+      const name = registration.agent.name;
+      if (this.byName.has(name)) throw new TypeError(`Agent "${name}" is registered twice on this worker; agent names must be unique.`);
+      this.byName.set(name, registration);
+    }
+  }
+
+  /** @throws UnknownAgentError naming the registered agents. */
+  get(name: string): AgentRegistration {
+    const found = this.byName.get(name);
+    if (found === undefined) throw new UnknownAgentError(name, [...this.byName.keys()]);
+    return found;
+  }
+
+  /** @throws UnknownToolError naming the agent's tools. */
+  tool(registration: AgentRegistration, toolName: string): ToolSet[string] {
+    const tools = registration.agent.tools;
+    const tool = Object.hasOwn(tools, toolName) ? tools[toolName] : undefined;
+    if (tool === undefined) throw new UnknownToolError(toolName, registration.agent.name, Object.keys(tools));
+    return tool;
+  }
+
+  names(): string[] {
+    return [...this.byName.keys()];
+  }
+}

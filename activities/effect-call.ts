@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import { Context } from '@temporalio/activity';
+import type { Tool } from 'ai';
+import { isEffectTool } from '../src/effects/define-effect-tool.js';
+import { applyEffect } from '../src/effects/effect-protocol.js';
+import { InvalidEffectToolError, ToolNotAllowedError } from '../src/errors/errors.js';
+import type { IEffectStore } from '../src/stores/effect-store.js';
+import type { ToolCallInput, ToolCallResult } from '../workflows/types.js';
+import { activityLogger, activityToolContext, keepHeartbeating, toolCallOptions } from './activity-context.js';
+import type { AgentRegistry } from './agent-registry.js';
+import { withFailureMapping } from './failures.js';
+import { toModelOutput } from './model-output.js';
+
+/** Hooks the effect-call activity offers to test kits (fault injection). */
+export interface EffectCallHooks {
+  /** Called right before `execute`, after the claim was renewed and cancellation checked. */
+  readonly beforeEffect?: (key: string, input: ToolCallInput) => Promise<void> | void;
+}
+
+/**
+ * The effect-call activity: one call of an effect tool, running the whole effect protocol inside
+ * the attempt. When a worker dies after the effect and before the record, Temporal retries this
+ * activity (after the heartbeat timeout), and the retry goes through `alreadyApplied` before it
+ * may execute again.
+ *
+ * The claim's lease is the heartbeat timeout (the start-to-close timeout without one), so a dead
+ * attempt's lease runs out about when Temporal retries it; a live attempt renews it, and stops
+ * renewing once it learns (by heartbeat) that it was cancelled or timed out.
+ */
+export function createEffectCallActivity(registry: AgentRegistry, store: IEffectStore, hooks: EffectCallHooks = {}) {
+  return async function effectCall(input: ToolCallInput): Promise<ToolCallResult> {
+    return withFailureMapping(async () => {
+      const registration = registry.get(input.agent);
+      const tool = registry.tool(registration, input.toolName);
+      const ctx = activityToolContext(input);
+      if (registration.allow !== undefined && !registration.allow(input.toolName, ctx)) throw new ToolNotAllowedError(input.toolName);
+      if (!isEffectTool(tool)) {
+        throw new InvalidEffectToolError(`Tool "${input.toolName}" of agent "${input.agent}" is not an effect tool on this worker; workers of one task queue must register the same agents.`);
+      }
+      const info = Context.current().info;
+      const leaseMs = info.heartbeatTimeoutMs ?? info.startToCloseTimeoutMs;
+      const stop = keepHeartbeating();
+      try {
+        const resolved = await applyEffect(
+          {
+            tool,
+            toolName: input.toolName,
+            input: input.input,
+            ctx,
+            options: toolCallOptions(input.toolCallId, input.messages, ctx),
+            ...(input.key !== undefined ? { key: input.key } : {}),
+          },
+          {
+            store,
+            logger: activityLogger(),
+            attempt: info.attempt,
+            owner: `${info.workflowExecution?.workflowId ?? "standalone"}/${info.activityId}#${info.attempt}/${randomUUID()}`,
+            leaseMs,
+            busyWaitMs: Math.min(leaseMs, 10_000),
+            beforeEffect: (key) => {
+              Context.current().heartbeat();
+              return hooks.beforeEffect?.(key, input);
+            },
+          },
+        );
+        const output = await toModelOutput(tool as Tool, input.toolCallId, input.input, resolved.result);
+        return {
+          output,
+          report: resolved.report,
+          ...(resolved.unrecorded !== undefined ? { unrecorded: resolved.unrecorded } : {}),
+        };
+      } finally {
+        stop();
+      }
+    });
+  };
+}

@@ -1,0 +1,37 @@
+import type { IEffectStore } from '../src/stores/effect-store.js';
+import type { ChamviActivities } from '../workflows/types.js';
+import { AgentRegistry, type AgentEntry } from './agent-registry.js';
+import { createEffectCallActivity, type EffectCallHooks } from './effect-call.js';
+import { createEffectStoreActivities } from './effect-store-activities.js';
+import { createModelStepActivity } from './model-step.js';
+import { createToolCallActivity } from './tool-call.js';
+
+export { AgentRegistry, type AgentEntry, type AgentRegistration } from './agent-registry.js';
+export type { EffectCallHooks } from './effect-call.js';
+
+/** What {@link createChamviActivities} takes. */
+export interface ChamviActivitiesOptions {
+  /** The agents this worker runs (by their names). */
+  readonly agents: readonly AgentEntry[];
+  /** Where effect results are recorded; shared by every worker of the task queue in production. */
+  readonly store: IEffectStore;
+  /** Test-kit hooks (fault injection). */
+  readonly hooks?: EffectCallHooks;
+}
+
+/**
+ * The activities the agent workflow schedules: `chamvi.modelStep`, `chamvi.effectCall`,
+ * `chamvi.toolCall`, `chamvi.recordEffect` and `chamvi.lookupEffect`. Register them on a worker
+ * (the worker factory and plugin do it for you).
+ */
+export function createChamviActivities(options: ChamviActivitiesOptions): ChamviActivities {
+  const registry = new AgentRegistry(options.agents);
+  const storeActivities = createEffectStoreActivities(options.store);
+  return {
+    'chamvi.modelStep': createModelStepActivity(registry),
+    'chamvi.effectCall': createEffectCallActivity(registry, options.store, options.hooks),
+    'chamvi.toolCall': createToolCallActivity(registry),
+    'chamvi.recordEffect': storeActivities.recordEffect,
+    'chamvi.lookupEffect': storeActivities.lookupEffect,
+  };
+}

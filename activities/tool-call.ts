@@ -1,0 +1,35 @@
+import type { Tool } from 'ai';
+import { isAsyncIterable } from '../src/effects/effect-protocol.js';
+import { ToolNotAllowedError, UnknownToolError } from '../src/errors/errors.js';
+import type { ToolCallInput, ToolCallResult } from '../workflows/types.js';
+import { activityToolContext, keepHeartbeating, toolCallOptions } from './activity-context.js';
+import type { AgentRegistry } from './agent-registry.js';
+import { withFailureMapping } from './failures.js';
+import { toModelOutput } from './model-output.js';
+
+/**
+ * The tool-call activity: one call of a plain (non-effect) tool. Retried by Temporal like any
+ * activity, so plain tools must be safe to run more than once (reads, computations). A streaming
+ * `execute` is consumed; its last value is the result.
+ */
+export function createToolCallActivity(registry: AgentRegistry) {
+  return async function toolCall(input: ToolCallInput): Promise<ToolCallResult> {
+    return withFailureMapping(async () => {
+      const registration = registry.get(input.agent);
+      const tool = registry.tool(registration, input.toolName) as Tool;
+      const ctx = activityToolContext(input);
+      if (registration.allow !== undefined && !registration.allow(input.toolName, ctx)) throw new ToolNotAllowedError(input.toolName);
+      if (typeof tool.execute !== 'function') throw new UnknownToolError(input.toolName, input.agent, []);
+      const stop = keepHeartbeating();
+      try {
+        const produced: unknown = tool.execute(input.input, toolCallOptions(input.toolCallId, input.messages, ctx));
+        let result: unknown;
+        if (isAsyncIterable(produced)) for await (const chunk of produced) result = chunk;
+        else result = await produced;
+        return { output: await toModelOutput(tool, input.toolCallId, input.input, result) };
+      } finally {
+        stop();
+      }
+    });
+  };
+}

@@ -1,0 +1,173 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { MemoryEffectStore } from '../../src/index.js';
+import { LocalGitHubServer } from '../../testing/github/index.js';
+import { scriptedModel } from '../../testing/scripted-model.js';
+import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
+import { createAgentWorker, startAgentRun, type AgentEntry } from '../../worker/index.js';
+import { createResponder, OWNER, REPO } from '../fixtures/responder.js';
+import { activityTypes } from '../fixtures/history.js';
+
+let env: TestWorkflowEnvironment;
+let github: LocalGitHubServer;
+let bundle: WorkflowBundle;
+
+beforeAll(async () => {
+  env = await createTimeSkippingEnvironment();
+  github = await new LocalGitHubServer().start();
+  bundle = await bundleWorkflowCode({
+    workflowsPath: fileURLToPath(new URL('../fixtures/workflows.ts', import.meta.url)),
+    logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await github?.stop();
+  await env?.teardown();
+});
+
+function openIssue(): number {
+  return github.tracker.createIssue(OWNER, REPO, { title: `issue ${randomUUID()}`, login: 'alice' }).number;
+}
+
+function commentsOn(issue: number): number {
+  return github.tracker.listComments(OWNER, REPO, issue)?.length ?? 0;
+}
+
+async function withWorker<T>(agents: AgentEntry[], run: (taskQueue: string) => Promise<T>, store = new MemoryEffectStore()): Promise<T> {
+  const taskQueue = `q-${randomUUID()}`;
+  const worker = await createAgentWorker({
+    connection: env.nativeConnection,
+    taskQueue,
+    agents,
+    store,
+    workerOptions: { workflowBundle: bundle },
+  });
+  return worker.runUntil(run(taskQueue));
+}
+
+const answer = (issue: number, body = 'Thanks for the report!') => ({
+  toolCalls: [{ toolName: 'comment', input: { issue, body } }],
+});
+
+describe('agent workflow on the time-skipping server', () => {
+  it('a responder answers an issue with one comment and reports it executed', async () => {
+    const issue = openIssue();
+    const agent = createResponder({ githubUrl: github.url, model: scriptedModel([answer(issue), { text: 'Done.' }]) });
+    const result = await withWorker([agent], async (taskQueue) => {
+      const handle = await startAgentRun(env.client, { agent: 'responder', prompt: `Answer issue ${issue}`, taskQueue });
+      return handle.result();
+    });
+    expect(commentsOn(issue)).toBe(1);
+    expect(result.text).toBe('Done.');
+    expect(result.effects).toEqual([
+      expect.objectContaining({ toolName: 'comment', outcome: 'executed', attempts: 1, key: `${result.runId}:comment:${issue}` }),
+    ]);
+    expect(result.steps).toHaveLength(2);
+  });
+
+  it('a crash after the comment is posted leaves exactly one comment: the retry reconciles through alreadyApplied', async () => {
+    const issue = openIssue();
+    let crashes = 0;
+    const agent = createResponder({
+      githubUrl: github.url,
+      model: scriptedModel([answer(issue), { text: 'Done.' }]),
+      afterComment: () => {
+        if (crashes++ === 0) throw new Error('worker lost after posting the comment');
+      },
+    });
+    const result = await withWorker([{ agent, tools: { comment: { retry: { initialInterval: '10 ms' } } } }], async (taskQueue) => {
+      const handle = await startAgentRun(env.client, { agent: 'responder', prompt: `Answer issue ${issue}`, taskQueue });
+      return handle.result();
+    });
+    expect(crashes).toBe(1);
+    expect(commentsOn(issue)).toBe(1);
+    expect(result.effects).toEqual([expect.objectContaining({ outcome: 'reconciled', attempts: 2 })]);
+  });
+
+  it('two identical tool calls in one step apply once, in one activity', async () => {
+    const issue = openIssue();
+    const call = { toolName: 'comment', input: { issue, body: 'Same words' } };
+    const agent = createResponder({ githubUrl: github.url, model: scriptedModel([{ toolCalls: [call, call] }, { text: 'Done.' }]) });
+    const { result, types } = await withWorker([agent], async (taskQueue) => {
+      const handle = await startAgentRun(env.client, { agent: 'responder', prompt: 'go', taskQueue });
+      return { result: await handle.result(), types: await activityTypes(handle) };
+    });
+    expect(commentsOn(issue)).toBe(1);
+    expect(types.filter((t) => t === 'chamvi.effectCall')).toHaveLength(1);
+    expect(result.effects.map((e) => e.outcome).sort()).toEqual(['executed', 'recorded']);
+  });
+
+  it('a tool refused by allow fails fast, without retries and without touching the remote', async () => {
+    const issue = openIssue();
+    const agent = createResponder({ githubUrl: github.url, model: scriptedModel([answer(issue), { text: 'Could not comment.' }]) });
+    const before = github.requests;
+    const { result, types } = await withWorker([{ agent, allow: (name) => name !== 'comment' }], async (taskQueue) => {
+      const handle = await startAgentRun(env.client, { agent: 'responder', prompt: 'go', taskQueue });
+      return { result: await handle.result(), types: await activityTypes(handle) };
+    });
+    expect(github.requests).toBe(before);
+    expect(commentsOn(issue)).toBe(0);
+    expect(types.filter((t) => t === 'chamvi.effectCall')).toHaveLength(1);
+    expect(result.effects).toEqual([]);
+    const toolMessage = result.messages.find((m) => m.role === 'tool');
+    expect(JSON.stringify(toolMessage)).toContain('ToolNotAllowedError');
+  });
+
+  it('long waits between steps complete at once under time skipping', async () => {
+    const issue = openIssue();
+    const agent = createResponder({ githubUrl: github.url, model: scriptedModel([answer(issue), { text: 'Done.' }]) });
+    const started = Date.now();
+    const result = await withWorker([agent], async (taskQueue) =>
+      env.client.workflow.execute('patientAgentWorkflow', {
+        taskQueue,
+        workflowId: `patient-${randomUUID()}`,
+        args: [{ agent: 'responder', prompt: 'go', waitBetweenSteps: '3 days' }],
+      }),
+    );
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect((result as { waitedMs: number }).waitedMs).toBeGreaterThanOrEqual(3 * 24 * 3600 * 1000);
+    expect(commentsOn(issue)).toBe(1);
+  });
+
+  it('continue-as-new in the middle of a run keeps the run identity and repeats no effect', async () => {
+    const first = openIssue();
+    const second = openIssue();
+    const agent = createResponder({
+      githubUrl: github.url,
+      model: scriptedModel([answer(first), answer(second), { text: 'Done.' }]),
+    });
+    const { result, runIds } = await withWorker([agent], async (taskQueue) => {
+      const handle = await startAgentRun(env.client, { agent: 'responder', prompt: 'go', taskQueue, continueAsNewAfterSteps: 1 });
+      const result = await handle.result();
+      const firstRun = await env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).describe();
+      const lastRun = await env.client.workflow.getHandle(handle.workflowId).describe();
+      return { result, runIds: [firstRun.runId, lastRun.runId] };
+    });
+    expect(runIds[0]).not.toBe(runIds[1]);
+    expect(result.runId).toBe(runIds[0]);
+    expect(commentsOn(first)).toBe(1);
+    expect(commentsOn(second)).toBe(1);
+    expect(result.effects.map((e) => e.key)).toEqual([`${runIds[0]}:comment:${first}`, `${runIds[0]}:comment:${second}`]);
+  });
+
+  it('an unknown agent name fails the run at once with a message naming the registered agents', async () => {
+    const agent = createResponder({ githubUrl: github.url, model: scriptedModel([]) });
+    const failure = await withWorker([agent], async (taskQueue) => {
+      const handle = await startAgentRun(env.client, { agent: 'nobody', prompt: 'go', taskQueue });
+      return handle.result().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    });
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    const cause = (failure as WorkflowFailedError).cause?.cause as ApplicationFailure | undefined;
+    expect(cause?.type).toBe('UnknownAgentError');
+    expect(cause?.nonRetryable).toBe(true);
+    expect(cause?.message).toContain('No agent named "nobody" is registered on this worker (registered: responder)');
+  });
+});

@@ -1,0 +1,71 @@
+import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
+
+/** A tool call a scripted step makes. */
+export interface ScriptedToolCall {
+  readonly toolName: string;
+  readonly input: unknown;
+  /** Default: `call-<step>-<index>`. */
+  readonly toolCallId?: string;
+}
+
+/** One model step of a script: text, tool calls, or both. */
+export interface ScriptedStep {
+  readonly text?: string;
+  readonly toolCalls?: readonly ScriptedToolCall[];
+}
+
+/** A step given directly, or computed from the call (the prompt, and how often this step was asked). */
+export type ScriptEntry = ScriptedStep | ((call: { prompt: LanguageModelV4CallOptions['prompt']; attempt: number }) => ScriptedStep);
+
+/**
+ * A deterministic language model for tests and demos. It answers step N of a run (N = the number
+ * of assistant messages in the prompt, so a retried or redone step gets step N again) with
+ * `script[N]`; a function entry can vary the answer by `attempt` (1 for the first time step N is
+ * asked, 2 for the redo, ...). It throws when the run asks for a step past the script's end, so
+ * a test never silently loops.
+ */
+export function scriptedModel(script: readonly ScriptEntry[], options: { modelId?: string } = {}): LanguageModelV4 & { readonly calls: number } {
+  const asked = new Map<number, number>();
+  let calls = 0;
+  const model = {
+    specificationVersion: 'v4' as const,
+    provider: 'chamvi-scripted',
+    modelId: options.modelId ?? 'scripted',
+    supportedUrls: {},
+    get calls() {
+      return calls;
+    },
+    doGenerate(call: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> {
+      calls++;
+      const step = call.prompt.filter((m) => m.role === 'assistant').length;
+      const attempt = (asked.get(step) ?? 0) + 1;
+      asked.set(step, attempt);
+      const entry = script[step];
+      if (entry === undefined) {
+        return Promise.reject(
+          new Error(`scriptedModel: the run asked for step ${step}, but the script has ${script.length} step(s). Add a step, or lower maxSteps.`),
+        );
+      }
+      const scripted = typeof entry === 'function' ? entry({ prompt: call.prompt, attempt }) : entry;
+      const content: LanguageModelV4Content[] = [];
+      if (scripted.text !== undefined) content.push({ type: 'text', text: scripted.text });
+      (scripted.toolCalls ?? []).forEach((tc, i) =>
+        content.push({ type: 'tool-call', toolCallId: tc.toolCallId ?? `call-${step}-${i}`, toolName: tc.toolName, input: JSON.stringify(tc.input) }),
+      );
+      const hasCalls = (scripted.toolCalls ?? []).length > 0;
+      return Promise.resolve({
+        content,
+        finishReason: { unified: hasCalls ? 'tool-calls' : 'stop', raw: undefined },
+        usage: {
+          inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+          outputTokens: { total: 10, text: 10, reasoning: 0 },
+        },
+        warnings: [],
+      });
+    },
+    doStream(): never {
+      throw new Error('scriptedModel supports generateText only (the agent engines call the model without streaming).');
+    },
+  };
+  return model as unknown as LanguageModelV4 & { readonly calls: number };
+}

@@ -1,0 +1,17 @@
+// Node-side entry point (`@chamvi/temporal/worker`): worker factory, plugin, activities and client helpers.
+export { chamviPlugin, type ChamviPluginOptions } from './chamvi-plugin.js';
+export { createAgentWorker, type AgentWorkerOptions } from './create-agent-worker.js';
+export { startAgentRun, runAgentWorkflow, type StartAgentRunOptions } from './client.js';
+export { chamviWorkflowsPath } from './workflows-path.js';
+export {
+  createChamviActivities,
+  AgentRegistry,
+  type AgentEntry,
+  type AgentRegistration,
+  type ChamviActivitiesOptions,
+  type EffectCallHooks,
+} from '../activities/index.js';
+export type * from '../workflows/types.js';
+export type { AgentRunOutput, AgentCheckpoint, StepSummary } from '../workflows/agent-loop.js';
+export type { AgentWorkflowInput } from '../workflows/agent-workflow.js';
+export { agentProgressQuery, type AgentProgress } from '../workflows/progress.js';

@@ -1,0 +1,63 @@
+import type { ActivityOptions } from '@temporalio/workflow';
+import type { ToolActivityOptions } from './types.js';
+
+/**
+ * Default options of the model-step activity: a model call may be slow, and provider errors
+ * (rate limits, 5xx) are worth retrying with backoff. Invalid model output never reaches a retry:
+ * it goes back to the model as a tool error.
+ */
+export const DEFAULT_MODEL_STEP_OPTIONS: ToolActivityOptions = {
+  startToCloseTimeout: '5 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+};
+
+/**
+ * Default options of tool and effect-call activities. The heartbeat timeout is what detects a
+ * crashed worker quickly (and bounds the lease on the effect key); the retry policy is what drives
+ * the crash-window reconciliation through `alreadyApplied`.
+ */
+export const DEFAULT_TOOL_OPTIONS: ToolActivityOptions = {
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+};
+
+/** Default options of the effect-store record activity: retried until the record is durable. */
+export const DEFAULT_STORE_OPTIONS: ToolActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+};
+
+/**
+ * Failure types that retrying cannot fix. Temporal does not retry them whatever the activity's
+ * retry policy says; the workflow answers the model (tool errors) or fails the run (setup errors).
+ */
+export const NON_RETRYABLE_TYPES = [
+  'ToolNotAllowedError',
+  'InvalidEffectKeyError',
+  'InvalidEffectToolError',
+  'UnknownAgentError',
+  'UnknownToolError',
+  'LegacyContextFieldError',
+  'InvalidToolInputError',
+];
+
+/** Merges option layers (later wins, `retry` merged field by field) into Temporal's ActivityOptions. */
+export function toActivityOptions(...layers: Array<ToolActivityOptions | undefined>): ActivityOptions {
+  let merged: ToolActivityOptions = {};
+  for (const layer of layers) {
+    if (layer === undefined) continue;
+    merged = { ...merged, ...layer, retry: { ...merged.retry, ...layer.retry } };
+  }
+  const retry = merged.retry ?? {};
+  return {
+    ...(merged.startToCloseTimeout !== undefined ? { startToCloseTimeout: merged.startToCloseTimeout } : {}),
+    ...(merged.scheduleToCloseTimeout !== undefined ? { scheduleToCloseTimeout: merged.scheduleToCloseTimeout } : {}),
+    ...(merged.heartbeatTimeout !== undefined ? { heartbeatTimeout: merged.heartbeatTimeout } : {}),
+    ...(merged.taskQueue !== undefined ? { taskQueue: merged.taskQueue } : {}),
+    retry: {
+      ...retry,
+      nonRetryableErrorTypes: [...new Set([...(retry.nonRetryableErrorTypes ?? []), ...NON_RETRYABLE_TYPES])],
+    },
+  } as ActivityOptions;
+}

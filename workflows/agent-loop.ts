@@ -1,0 +1,154 @@
+import { ApplicationFailure, proxyActivities, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
+import { DEFAULT_MODEL_STEP_OPTIONS, toActivityOptions } from './activity-options.js';
+import { agentProgressQuery, type AgentProgress } from './progress.js';
+import { dispatchToolCalls } from './tool-dispatch.js';
+import type { ChamviActivities, EffectReportEntry, JsonMessage, RunRef, ToolActivityOptions } from './types.js';
+
+/** One model step of a run, as the run's result lists it. */
+export interface StepSummary {
+  readonly step: number;
+  readonly text: string;
+  readonly finishReason: string;
+  readonly toolCalls: ReadonlyArray<{ readonly toolCallId: string; readonly toolName: string }>;
+}
+
+/** Where a run stands between steps: enough to resume it (continue-as-new carries it). */
+export interface AgentCheckpoint {
+  readonly runId: string;
+  /** Steps done so far. */
+  readonly step: number;
+  readonly messages: JsonMessage[];
+  readonly steps: StepSummary[];
+  readonly effects: EffectReportEntry[];
+}
+
+/** What {@link runAgentLoop} takes. Exactly one of `prompt`, `messages` or `checkpoint` starts the conversation. */
+export interface AgentLoopOptions {
+  /** Name of an agent registered on the worker. */
+  readonly agent: string;
+  readonly prompt?: string;
+  readonly messages?: JsonMessage[];
+  readonly trigger?: unknown;
+  readonly state?: Record<string, unknown>;
+  readonly artifacts?: Record<string, unknown>;
+  /** Step limit; default the agent's `maxSteps` (20 unless the agent says otherwise). */
+  readonly maxSteps?: number;
+  /**
+   * The logical run id (`ctx.run.runId`, the prefix of effect keys). Default: the workflow's
+   * `firstExecutionRunId`, which Temporal keeps across workflow retries, continue-as-new and
+   * reset, and which a new start of the same workflow id replaces.
+   */
+  readonly runId?: string;
+  /** Activity options for the model step and the effect-store activity (tools take theirs from the worker). */
+  readonly activityOptions?: { readonly modelStep?: ToolActivityOptions; readonly store?: ToolActivityOptions };
+  /** Resume here instead of starting (from continue-as-new). */
+  readonly checkpoint?: AgentCheckpoint;
+  /**
+   * Called before every model step but the first, with the run's checkpoint. Workflow code: it may
+   * sleep, wait for a signal, or `continueAsNew` with the checkpoint.
+   */
+  readonly beforeStep?: (checkpoint: AgentCheckpoint) => Promise<void> | void;
+}
+
+/** What a run returns. */
+export interface AgentRunOutput {
+  readonly runId: string;
+  /** The model's final text. */
+  readonly text: string;
+  readonly steps: StepSummary[];
+  /** Every effect call: key, tool, outcome (`recorded` | `reconciled` | `executed`), attempts. */
+  readonly effects: EffectReportEntry[];
+  readonly messages: JsonMessage[];
+}
+
+/**
+ * Runs an agent's tool loop inside workflow code: one model-step activity per step, then one
+ * activity per tool call (identical effect calls share one), until the model stops calling tools
+ * or the step limit is reached. Deterministic and workflow-safe: call it from your own workflows
+ * (signals, timers and child workflows keep working around it). Registers the progress query.
+ */
+export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunOutput> {
+  const start = startingPoint(options);
+  const run: RunRef = {
+    agent: options.agent,
+    runId: start.runId,
+    ...(options.trigger !== undefined ? { trigger: options.trigger } : {}),
+    ...(options.state !== undefined ? { state: options.state } : {}),
+    ...(options.artifacts !== undefined ? { artifacts: options.artifacts } : {}),
+  };
+  const messages = [...start.messages];
+  const steps = [...start.steps];
+  const effects = [...start.effects];
+  const progress = { runId: run.runId, agent: run.agent, step: start.step, status: 'running' } as {
+    -readonly [K in keyof AgentProgress]: AgentProgress[K];
+  };
+  setHandler(agentProgressQuery, () => ({ ...progress, effects: [...effects] }));
+
+  const modelStep = proxyActivities<ChamviActivities>({
+    ...toActivityOptions(DEFAULT_MODEL_STEP_OPTIONS, options.activityOptions?.modelStep),
+    summary: `model step · agent ${run.agent}`,
+  })['chamvi.modelStep'];
+
+  let text = '';
+  for (let step = start.step; ; step++) {
+    if (step > start.step || options.checkpoint !== undefined) {
+      await options.beforeStep?.({ runId: run.runId, step, messages, steps, effects });
+    }
+    progress.step = step;
+    const result = await modelStep({ ...run, step, messages });
+    messages.push(...result.responseMessages);
+    text = result.text;
+    const dispatched = await dispatchToolCalls(run, [...messages], result.toolCalls, options.activityOptions?.store);
+    for (const call of dispatched) if (call.report !== undefined) effects.push(call.report);
+    const answers = [
+      ...dispatched,
+      ...result.refusedCalls.map((c) => ({ ...c, output: { type: 'error-text', value: c.message } as const })),
+    ];
+    if (answers.length > 0) appendToolResults(messages, answers);
+    steps.push({
+      step,
+      text: result.text,
+      finishReason: result.finishReason,
+      toolCalls: [...result.toolCalls, ...result.refusedCalls].map(({ toolCallId, toolName }) => ({ toolCallId, toolName })),
+    });
+    setCurrentDetails(describeEffects(run.runId, effects));
+    const maxSteps = options.maxSteps ?? result.agentMaxSteps;
+    if (answers.length === 0 || steps.length >= maxSteps) break;
+  }
+  progress.status = 'completed';
+  return { runId: run.runId, text, steps, effects, messages };
+}
+
+function startingPoint(options: AgentLoopOptions): AgentCheckpoint {
+  if (options.checkpoint !== undefined) return options.checkpoint;
+  const given = [options.prompt !== undefined, options.messages !== undefined].filter(Boolean).length;
+  if (given !== 1) {
+    throw ApplicationFailure.create({
+      type: 'InvalidAgentInputError',
+      nonRetryable: true,
+      message: `Agent run of "${options.agent}" needs exactly one of prompt or messages (got ${given === 0 ? 'neither' : 'both'}).`,
+    });
+  }
+  const messages: JsonMessage[] =
+    options.messages !== undefined ? [...options.messages] : [{ role: 'user', content: options.prompt ?? '' }];
+  return { runId: options.runId ?? workflowInfo().firstExecutionRunId, step: 0, messages, steps: [], effects: [] };
+}
+
+/** Adds the step's tool results in call order, into the tool message the model step may have started (invalid calls). */
+function appendToolResults(
+  messages: JsonMessage[],
+  answers: ReadonlyArray<{ toolCallId: string; toolName: string; output: unknown }>,
+): void {
+  const parts = answers.map(({ toolCallId, toolName, output }) => ({ type: 'tool-result', toolCallId, toolName, output }));
+  const last = messages[messages.length - 1];
+  if (last !== undefined && last.role === 'tool' && Array.isArray(last.content)) {
+    messages[messages.length - 1] = { ...last, content: [...(last.content as unknown[]), ...parts] };
+  } else {
+    messages.push({ role: 'tool', content: parts });
+  }
+}
+
+function describeEffects(runId: string, effects: EffectReportEntry[]): string {
+  const lines = effects.map((e) => `- ${e.toolName} · ${e.outcome} · attempt ${e.attempts} · \`${e.key}\``);
+  return [`**run** \`${runId}\` · ${effects.length} effect call(s)`, ...lines.slice(-20)].join('\n');
+}

@@ -1,0 +1,19 @@
+// Workflow-safe entry point (`@chamvi/temporal/workflows`): import it from workflow code. It
+// imports nothing from Node, `ai` or `zod`, and reaches activities by type only.
+export { agentWorkflow, type AgentWorkflowInput } from './agent-workflow.js';
+export {
+  runAgentLoop,
+  type AgentCheckpoint,
+  type AgentLoopOptions,
+  type AgentRunOutput,
+  type StepSummary,
+} from './agent-loop.js';
+export { agentProgressQuery, type AgentProgress } from './progress.js';
+export {
+  DEFAULT_MODEL_STEP_OPTIONS,
+  DEFAULT_STORE_OPTIONS,
+  DEFAULT_TOOL_OPTIONS,
+  NON_RETRYABLE_TYPES,
+  toActivityOptions,
+} from './activity-options.js';
+export type * from './types.js';

@@ -1,0 +1,16 @@
+import { defineQuery } from '@temporalio/workflow';
+import type { EffectReportEntry } from './types.js';
+
+/** What the progress query answers while an agent runs. */
+export interface AgentProgress {
+  readonly runId: string;
+  readonly agent: string;
+  /** The step running or last run (0-based). */
+  readonly step: number;
+  readonly status: 'running' | 'completed';
+  /** Effect calls so far, in order. */
+  readonly effects: EffectReportEntry[];
+}
+
+/** Query `chamvi.progress`: the current step and the effects so far. */
+export const agentProgressQuery = defineQuery<AgentProgress>('chamvi.progress');

@@ -1,0 +1,101 @@
+import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { DEFAULT_STORE_OPTIONS, DEFAULT_TOOL_OPTIONS, toActivityOptions } from './activity-options.js';
+import type {
+  ChamviActivities,
+  EffectReportEntry,
+  JsonMessage,
+  JsonToolOutput,
+  RunRef,
+  ToolActivityOptions,
+  ToolCallPlan,
+  ToolCallResult,
+} from './types.js';
+
+/** A tool call's answer to the model, plus its effect report entry (effect tools only). */
+export interface DispatchedCall {
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly output: JsonToolOutput;
+  readonly report?: EffectReportEntry;
+}
+
+/** Failure types that go back to the model as a tool error at once (the model can correct the call). */
+const ANSWERED_TO_MODEL = new Set(['ToolNotAllowedError', 'UnknownToolError', 'InvalidToolInputError']);
+/** Failure types that mean the worker's setup is wrong; the run fails with the activity's message. */
+const FAILS_RUN = new Set(['InvalidEffectKeyError', 'InvalidEffectToolError', 'UnknownAgentError', 'LegacyContextFieldError']);
+
+/**
+ * Runs the tool calls of one step, one activity per call, all at once. Effect calls with the same
+ * effect key share one activity (one application); the other calls report `recorded`. A failed
+ * record write is retried by the effect-store activity before the step ends.
+ */
+export async function dispatchToolCalls(
+  run: RunRef,
+  messages: JsonMessage[],
+  calls: ToolCallPlan[],
+  storeOptions?: ToolActivityOptions,
+): Promise<DispatchedCall[]> {
+  const shared = new Map<string, Promise<ToolCallResult>>();
+  const started = calls.map(async (call): Promise<DispatchedCall> => {
+    const { toolCallId, toolName } = call;
+    let first = false;
+    let pending = call.key === undefined ? undefined : shared.get(call.key);
+    if (pending === undefined) {
+      first = true;
+      pending = scheduleCall(run, messages, call);
+      if (call.key !== undefined) shared.set(call.key, pending);
+    }
+    try {
+      const result = await pending;
+      if (first && result.unrecorded !== undefined) await recordLater(result, storeOptions);
+      const report =
+        result.report === undefined ? undefined : first ? { ...result.report, toolCallId } : { ...result.report, toolCallId, outcome: 'recorded' as const };
+      return { toolCallId, toolName, output: result.output, ...(report ? { report } : {}) };
+    } catch (error) {
+      return { toolCallId, toolName, output: { type: 'error-text', value: failureForModel(toolName, error) } };
+    }
+  });
+  return Promise.all(started);
+}
+
+function scheduleCall(run: RunRef, messages: JsonMessage[], call: ToolCallPlan): Promise<ToolCallResult> {
+  const summary =
+    call.kind === 'effect' ? `effect ${call.toolName} · key ${call.key ?? ''}` : `tool ${call.toolName} · call ${call.toolCallId}`;
+  const activities = proxyActivities<ChamviActivities>({
+    ...toActivityOptions(DEFAULT_TOOL_OPTIONS, call.options),
+    summary: summary.length > 200 ? `${summary.slice(0, 197)}...` : summary,
+  });
+  const input = {
+    ...run,
+    toolName: call.toolName,
+    toolCallId: call.toolCallId,
+    input: call.input,
+    messages,
+    ...(call.key !== undefined ? { key: call.key } : {}),
+  };
+  return call.kind === 'effect' ? activities['chamvi.effectCall'](input) : activities['chamvi.toolCall'](input);
+}
+
+async function recordLater(result: ToolCallResult, storeOptions: ToolActivityOptions | undefined): Promise<void> {
+  const unrecorded = result.unrecorded;
+  if (unrecorded === undefined) return;
+  const activities = proxyActivities<ChamviActivities>({
+    ...toActivityOptions(DEFAULT_STORE_OPTIONS, storeOptions),
+    summary: `record effect · key ${unrecorded.key}`.slice(0, 200),
+  });
+  await activities['chamvi.recordEffect'](unrecorded);
+}
+
+/**
+ * What the model is told when a call failed: the refusal or validation message for failures the
+ * model can correct, the last error after retries for the rest. Setup errors fail the run instead.
+ */
+function failureForModel(toolName: string, error: unknown): string {
+  const cause = error instanceof ActivityFailure ? error.cause : error;
+  if (cause instanceof ApplicationFailure && cause.type !== undefined && cause.type !== null) {
+    if (FAILS_RUN.has(cause.type)) throw ApplicationFailure.create({ type: cause.type, message: cause.message, nonRetryable: true, cause });
+    if (ANSWERED_TO_MODEL.has(cause.type)) return `${cause.type}: ${cause.message}`;
+  }
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return `Tool ${toolName} failed after its retries: ${message}`;
+}

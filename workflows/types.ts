@@ -1,0 +1,125 @@
+// JSON shapes exchanged between the agent workflow and the chamvi activities. Workflow code runs
+// in Temporal's sandbox and must not import `ai`, so messages are typed structurally here.
+
+/** An AI SDK `ModelMessage`, as JSON. */
+export interface JsonMessage {
+  readonly role: 'system' | 'user' | 'assistant' | 'tool';
+  readonly content: unknown;
+  readonly [extra: string]: unknown;
+}
+
+/** An AI SDK `ToolResultOutput` (what the model sees of a tool result), as JSON. */
+export type JsonToolOutput =
+  | { readonly type: 'text' | 'error-text'; readonly value: string }
+  | { readonly type: 'json' | 'error-json'; readonly value: unknown }
+  | { readonly type: string; readonly value?: unknown; readonly [extra: string]: unknown };
+
+/** Activity options in their JSON form (durations as ms numbers or Temporal duration strings). */
+export interface ToolActivityOptions {
+  readonly startToCloseTimeout?: string | number;
+  readonly scheduleToCloseTimeout?: string | number;
+  readonly heartbeatTimeout?: string | number;
+  readonly retry?: {
+    readonly initialInterval?: string | number;
+    readonly backoffCoefficient?: number;
+    readonly maximumInterval?: string | number;
+    readonly maximumAttempts?: number;
+    readonly nonRetryableErrorTypes?: string[];
+  };
+  readonly taskQueue?: string;
+}
+
+/** The run a step or call belongs to, as activities receive it. */
+export interface RunRef {
+  readonly agent: string;
+  readonly runId: string;
+  readonly trigger?: unknown;
+  readonly state?: Record<string, unknown>;
+  readonly artifacts?: Record<string, unknown>;
+}
+
+/** Input of the model-step activity: one model call. */
+export interface ModelStepInput extends RunRef {
+  /** 0-based index of the step within the run. */
+  readonly step: number;
+  readonly messages: JsonMessage[];
+}
+
+/** A valid tool call of a step, planned by the model-step activity (which knows the tools). */
+export interface ToolCallPlan {
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly input: unknown;
+  /** `effect`: runs the effect protocol; `plain`: runs execute as an ordinary activity. */
+  readonly kind: 'effect' | 'plain';
+  /** The effect key (effect tools only), computed once so identical calls can share one activity. */
+  readonly key?: string;
+  /** Activity options for this tool, from the worker's registration. */
+  readonly options: ToolActivityOptions;
+}
+
+/** Output of the model-step activity. */
+export interface ModelStepResult {
+  /** Messages to append to the conversation (the assistant message, and errors for invalid calls). */
+  readonly responseMessages: JsonMessage[];
+  readonly text: string;
+  readonly finishReason: string;
+  readonly toolCalls: ToolCallPlan[];
+  /** Calls that cannot run (no `execute`), answered to the model as errors. */
+  readonly refusedCalls: Array<{ toolCallId: string; toolName: string; message: string }>;
+  /** The agent's own step limit, from its definition on the worker. */
+  readonly agentMaxSteps: number;
+  readonly usage?: { readonly inputTokens?: number; readonly outputTokens?: number };
+}
+
+/** Input of the effect-call and tool-call activities. */
+export interface ToolCallInput extends RunRef {
+  readonly toolName: string;
+  readonly toolCallId: string;
+  readonly input: unknown;
+  readonly key?: string;
+  /** The messages sent to the model for the step that produced the call (AI SDK's `options.messages`). */
+  readonly messages: JsonMessage[];
+}
+
+/** Outcome of one effect call, as reported by runs and queries. */
+export interface EffectReportEntry {
+  readonly key: string;
+  readonly toolName: string;
+  readonly toolCallId?: string;
+  readonly outcome: 'recorded' | 'reconciled' | 'executed';
+  /** The activity attempt that answered (1 = first try). */
+  readonly attempts: number;
+  readonly recordPending?: boolean;
+}
+
+/** A record the effect activity could not write; the workflow retries it through the record activity. */
+export interface UnrecordedEffect {
+  readonly key: string;
+  readonly record: {
+    readonly toolName: string;
+    readonly result: unknown;
+    readonly origin: 'executed' | 'reconciled';
+    readonly runId?: string;
+    readonly attempt?: number;
+    readonly fingerprint?: string;
+    readonly resultUndefined?: boolean;
+  };
+}
+
+/** Output of the effect-call and tool-call activities. */
+export interface ToolCallResult {
+  /** What the model sees (the tool's `toModelOutput`, or text/json of the result). */
+  readonly output: JsonToolOutput;
+  readonly report?: EffectReportEntry;
+  readonly unrecorded?: UnrecordedEffect;
+}
+
+/** The activities the agent workflow schedules, by name. Implemented by `createChamviActivities`. */
+export interface ChamviActivities {
+  'chamvi.modelStep'(input: ModelStepInput): Promise<ModelStepResult>;
+  'chamvi.effectCall'(input: ToolCallInput): Promise<ToolCallResult>;
+  'chamvi.toolCall'(input: ToolCallInput): Promise<ToolCallResult>;
+  'chamvi.recordEffect'(unrecorded: UnrecordedEffect): Promise<void>;
+  'chamvi.lookupEffect'(key: string): Promise<{ found: boolean; result?: unknown; origin?: string } >;
+}
