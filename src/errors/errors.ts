@@ -96,6 +96,16 @@ export class EffectOutcomeUnknownError extends ChamviError {
 }
 
 /**
+ * A durable effect store found a table it cannot use (missing or mistyped columns, another
+ * schema version) or a database it cannot work with (SQLite older than 3.35, which lacks
+ * `RETURNING`). Not retryable: fix the schema or the database, or point the store elsewhere.
+ */
+export class EffectStoreSchemaError extends ChamviError {
+  static override readonly errorName = 'EffectStoreSchemaError';
+  readonly retryable = false;
+}
+
+/**
  * An HTTP API answered 409 to a request carrying an `Idempotency-Key`: an earlier request with the
  * same key is still being processed. Retryable: retry later with the same key; the server then
  * replays the first request's answer instead of applying the effect again.
