@@ -66,3 +66,22 @@ export {
   IdempotentRequestError,
   RemoteRefContendedError,
 } from './errors/errors.js';
+export { EffectStoreSchemaError, InvalidEffectStoreSpecError } from './errors/errors.js';
+export { SqliteEffectStore, type SqliteEffectStoreOptions } from './stores/sqlite-effect-store.js';
+export {
+  PostgresEffectStore,
+  DEFAULT_PG_CONNECT_TIMEOUT_MS,
+  type PostgresEffectStoreOptions,
+} from './stores/postgres-effect-store.js';
+export {
+  createEffectStore,
+  type CreateEffectStoreOptions,
+  type ManagedEffectStore,
+} from './stores/create-effect-store.js';
+export { parseStoreSpec, ACCEPTED_STORE_SPECS, type StoreSpec } from './stores/store-spec.js';
+export {
+  inspectEffects,
+  type EffectInspectionRow,
+  type ListableEffectStore,
+} from './stores/inspect-effects.js';
+export { storageKey, MAX_PLAIN_KEY_BYTES, HASHED_KEY_PREFIX } from './stores/storage-key.js';

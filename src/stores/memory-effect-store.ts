@@ -109,6 +109,11 @@ export class MemoryEffectStore implements IEffectStore, EffectClaims {
     return Promise.resolve(keys.map((k) => this.finished(k)).filter((r): r is EffectRecord => r !== undefined));
   }
 
+  /** Nothing to release; present so every store can be closed alike. */
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+
   private finished(key: string): EffectRecord | undefined {
     const entry = this.entries.get(key);
     if (entry?.record === undefined) return undefined;

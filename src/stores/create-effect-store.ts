@@ -1,0 +1,65 @@
+import type { PoolConfig } from 'pg';
+import type { EffectClaims, EffectRecord, IEffectStore } from './effect-store.js';
+import { MemoryEffectStore } from './memory-effect-store.js';
+import { PostgresEffectStore } from './postgres-effect-store.js';
+import type { RetentionOptions } from './record-codec.js';
+import { SqliteEffectStore } from './sqlite-effect-store.js';
+import { parseStoreSpec } from './store-spec.js';
+
+/**
+ * An effect store this library ships: claims, plus inspection, pruning and closing.
+ * {@link MemoryEffectStore}, {@link SqliteEffectStore} and {@link PostgresEffectStore} are all one.
+ */
+export interface ManagedEffectStore extends IEffectStore, EffectClaims {
+  /** Like {@link IEffectStore.put}, always returning the stored winner. */
+  put(key: string, record: Parameters<IEffectStore['put']>[1]): Promise<EffectRecord>;
+  /** Finished, unexpired records whose key starts with `prefix`, in key order. */
+  list(prefix: string): Promise<EffectRecord[]>;
+  /** Deletes up to `limit` expired finished records (default 1000); returns how many it deleted. */
+  prune(limit?: number): Promise<number>;
+  /** Releases connections and files. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link createEffectStore}, passed on to the store it creates. */
+export interface CreateEffectStoreOptions extends RetentionOptions {
+  /** SQLite and PostgreSQL: table name. Default `chamvi_effects`. */
+  readonly table?: string;
+  /** PostgreSQL: schema name. Default `public`. */
+  readonly schema?: string;
+  /** PostgreSQL: further `pg` pool options (size, timeouts); the URL still names the server. */
+  readonly pool?: Omit<PoolConfig, 'connectionString'>;
+}
+
+/**
+ * Creates an effect store from a spec string:
+ * - `memory:` — {@link MemoryEffectStore} (tests, single process; lost on exit);
+ * - a file path (`./effects.db`) or an `sqlite:` URL (`sqlite:effects.db`, `sqlite:///abs/effects.db`,
+ *   `sqlite::memory:`) — {@link SqliteEffectStore}, the embedded default;
+ * - `postgres://…` / `postgresql://…` — {@link PostgresEffectStore}, shared by workers on several machines.
+ *
+ * Nothing is opened until the first call; the schema is created or checked then.
+ *
+ * @throws InvalidEffectStoreSpecError naming the problem and the accepted forms.
+ */
+export function createEffectStore(spec: string, options: CreateEffectStoreOptions = {}): ManagedEffectStore {
+  const parsed = parseStoreSpec(spec);
+  const retention = options.retentionMs === undefined ? {} : { retentionMs: options.retentionMs };
+  switch (parsed.kind) {
+    case 'memory':
+      return new MemoryEffectStore(retention);
+    case 'sqlite':
+      return new SqliteEffectStore({
+        path: parsed.path,
+        ...retention,
+        ...(options.table === undefined ? {} : { table: options.table }),
+      });
+    case 'postgres':
+      return new PostgresEffectStore({
+        pool: { ...options.pool, connectionString: parsed.url },
+        ...retention,
+        ...(options.table === undefined ? {} : { table: options.table }),
+        ...(options.schema === undefined ? {} : { schema: options.schema }),
+      });
+  }
+}

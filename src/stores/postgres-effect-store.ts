@@ -1,0 +1,257 @@
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { EffectStoreError } from '../errors/errors.js';
+import type { ClaimRequest, ClaimResult, ClaimToken, EffectClaims, EffectRecord } from './effect-store.js';
+import type { EffectRecordInput, FencedResult, IEffectStore } from './effect-store.js';
+import { fromRow, toRecordColumns } from './effect-row.js';
+import { ensurePgSchema, quoteIdentifier } from './postgres-schema.js';
+import { pgStatements, type PgRecordRow, type PgStatements } from './postgres-statements.js';
+import { DEFAULT_RETENTION_MS, type RetentionOptions } from './record-codec.js';
+import { HASHED_KEY_PREFIX, prefixUpperBound, storageKey } from './storage-key.js';
+
+/** Options of {@link PostgresEffectStore}. */
+export interface PostgresEffectStoreOptions extends RetentionOptions {
+  /** An existing pool (the store never ends it), or `pg` pool options (the store owns and ends that pool). */
+  readonly pool?: pg.Pool | pg.PoolConfig;
+  /** Connection URL, when no `pool` is given. */
+  readonly connectionString?: string;
+  /** Schema of the table, created if missing. Default `public`. */
+  readonly schema?: string;
+  /** Table name. Default `chamvi_effects`. */
+  readonly table?: string;
+}
+
+/** Connect timeout of pools the store creates, in ms: an unreachable server fails the call fast. Default 3000. */
+export const DEFAULT_PG_CONNECT_TIMEOUT_MS = 3000;
+const PRUNE_BATCH = 500;
+// A refused claim is explained by a second read; if the row changed in between, claim again (bounded).
+const CLAIM_TRIES = 3;
+
+/**
+ * The production effect store: a PostgreSQL table shared by every worker. Parameterized SQL only;
+ * every claim, completion and first-writer-wins put is one upsert or update under READ COMMITTED;
+ * leases and expiry use the database's clock (`now()`), never the worker's. Keys over 512 bytes
+ * are hashed for the primary key and kept in full beside it. The schema and table are created on
+ * first use (or checked). A server that cannot be reached fails the call after the connect
+ * timeout with an {@link EffectStoreError} naming host and port.
+ */
+export class PostgresEffectStore implements IEffectStore, EffectClaims {
+  private readonly pool: pg.Pool;
+  private readonly ownsPool: boolean;
+  private readonly schema: string;
+  private readonly table: string;
+  private readonly sql: PgStatements;
+  private readonly names: Map<string, string>;
+  private readonly retentionMs: number;
+  private ready: Promise<void> | undefined;
+
+  /** @param options a `postgres://` URL or {@link PostgresEffectStoreOptions}. */
+  constructor(options: string | PostgresEffectStoreOptions) {
+    const opts: PostgresEffectStoreOptions = typeof options === 'string' ? { connectionString: options } : options;
+    if (opts.pool instanceof pg.Pool) {
+      this.pool = opts.pool;
+      this.ownsPool = false;
+    } else {
+      const config: pg.PoolConfig = { connectionTimeoutMillis: DEFAULT_PG_CONNECT_TIMEOUT_MS, ...opts.pool };
+      if (opts.connectionString !== undefined) config.connectionString = opts.connectionString;
+      this.pool = new pg.Pool(config);
+      this.ownsPool = true;
+      // An idle connection dropped by the server must not crash the process; the next query reconnects.
+      this.pool.on('error', () => undefined);
+    }
+    this.schema = opts.schema ?? 'public';
+    this.table = opts.table ?? 'chamvi_effects';
+    const qualified = `${quoteIdentifier(this.schema, 'schema name')}.${quoteIdentifier(this.table, 'table name')}`;
+    this.sql = pgStatements(qualified);
+    const tag = createHash('sha256').update(qualified).digest('hex').slice(0, 12);
+    this.names = new Map(Object.entries(this.sql).map(([op, text]) => [text, `chamvi_${op}_${tag}`]));
+    this.retentionMs = opts.retentionMs ?? DEFAULT_RETENTION_MS;
+  }
+
+  /** The finished record for `key`, or `undefined` (also when it has expired). */
+  async get(key: string): Promise<EffectRecord | undefined> {
+    const rows = await this.query<PgRecordRow>(this.sql.get, [storageKey(key)]);
+    return rows[0] === undefined ? undefined : checked(key, rows[0]);
+  }
+
+  /** First writer wins: writes the record unless one is finished (an open claim is finished by it); returns the stored one. */
+  async put(key: string, record: EffectRecordInput): Promise<EffectRecord> {
+    for (let tries = 0; ; tries++) {
+      const rows = await this.query<PgRecordRow>(this.sql.put, [storageKey(key), key, ...this.cols(record)]);
+      if (rows[0] !== undefined) return checked(key, rows[0]);
+      const winner = await this.get(key);
+      if (winner !== undefined) return winner;
+      if (tries >= CLAIM_TRIES) throw collision(key);
+    }
+  }
+
+  async claim(key: string, request: ClaimRequest): Promise<ClaimResult> {
+    const id = storageKey(key);
+    const values: unknown[] = [id, key, request.owner, Math.max(0, request.leaseMs), request.toolName];
+    values.push(request.runId ?? null, request.attempt ?? null, request.fingerprint ?? null);
+    for (let tries = 1; ; tries++) {
+      const [acquired] = await this.query<{ fence: string; previous_owner: string | null }>(this.sql.claim, values);
+      if (acquired !== undefined) {
+        const prev = acquired.previous_owner;
+        const token = { key, owner: request.owner, fence: Number(acquired.fence) };
+        return { status: 'acquired', token, takeover: prev !== null && prev !== request.owner };
+      }
+      const done = await this.get(key);
+      if (done !== undefined) return { status: 'done', record: done };
+      const [held] = await this.query<{ key: string; owner: string | null; finished: boolean; remaining: number }>(
+        this.sql.holder,
+        [id],
+      );
+      if (held !== undefined && held.key !== key) throw collision(key);
+      const live = held !== undefined && !held.finished && held.owner !== null && held.remaining > 0;
+      if (live || tries >= CLAIM_TRIES) {
+        return { status: 'busy', owner: held?.owner ?? '', leaseRemainingMs: Math.max(0, held?.remaining ?? 0) };
+      }
+    }
+  }
+
+  async complete(token: ClaimToken, record: EffectRecordInput): Promise<FencedResult> {
+    const rows = await this.query<PgRecordRow>(this.sql.complete, [...tokenValues(token), ...this.cols(record)]);
+    return rows[0] === undefined ? this.lost(token.key) : { status: 'ok', record: checked(token.key, rows[0]) };
+  }
+
+  async release(token: ClaimToken): Promise<FencedResult> {
+    const rows = await this.query(this.sql.release, tokenValues(token));
+    return rows.length === 0 ? this.lost(token.key) : { status: 'ok' };
+  }
+
+  async renew(token: ClaimToken, leaseMs: number): Promise<FencedResult> {
+    const rows = await this.query(this.sql.renew, [...tokenValues(token), Math.max(0, leaseMs)]);
+    return rows.length === 0 ? this.lost(token.key) : { status: 'ok' };
+  }
+
+  /** Deletes up to `limit` expired finished records (default 1000), in batches of 500; returns how many. */
+  async prune(limit = 1000): Promise<number> {
+    let deleted = 0;
+    while (deleted < limit) {
+      const batch = Math.min(PRUNE_BATCH, limit - deleted);
+      const changes = (await this.exec(this.sql.prune, [batch])).rowCount ?? 0;
+      deleted += changes;
+      if (changes < batch) break;
+    }
+    return deleted;
+  }
+
+  /** Finished, unexpired records whose key starts with `prefix` (a run id, say), in key order. */
+  async list(prefix: string): Promise<EffectRecord[]> {
+    const hashedEnd = prefixUpperBound(HASHED_KEY_PREFIX);
+    const values = [prefix, prefixUpperBound(prefix), HASHED_KEY_PREFIX, hashedEnd];
+    const rows = await this.query<PgRecordRow>(this.sql.list, values);
+    return rows.map(toRecord).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  /** Ends the pool if the store created it; a pool handed in is left to its owner. */
+  async close(): Promise<void> {
+    if (this.ownsPool && !this.pool.ended && !this.pool.ending) await this.pool.end();
+  }
+
+  private async lost(key: string): Promise<FencedResult> {
+    const record = await this.get(key);
+    return record === undefined ? { status: 'lost' } : { status: 'lost', record };
+  }
+
+  private cols(record: EffectRecordInput): unknown[] {
+    const c = toRecordColumns(record);
+    const tail = [c.origin, c.result, c.resultUndefined, c.recordedAt, this.retentionMs];
+    return [c.toolName, c.runId, c.attempt, c.fingerprint, ...tail];
+  }
+
+  private async query<R>(text: string, values: unknown[]): Promise<R[]> {
+    return (await this.exec(text, values)).rows as R[];
+  }
+
+  /** Runs a named (prepared once per connection) statement, creating the schema first on first use. */
+  private async exec(text: string, values: unknown[]): Promise<pg.QueryResult> {
+    try {
+      this.ready ??= this.createSchema();
+      await this.ready;
+      return await this.pool.query({ name: this.names.get(text) ?? 'chamvi_unnamed', text, values });
+    } catch (error) {
+      throw this.describeFailure(error);
+    }
+  }
+
+  private async createSchema(): Promise<void> {
+    try {
+      const client = await this.pool.connect();
+      try {
+        await ensurePgSchema(client, this.schema, this.table);
+      } finally {
+        client.release();
+      }
+    } catch (error) {
+      this.ready = undefined; // the next call tries again (the server may be back)
+      throw error;
+    }
+  }
+
+  private describeFailure(error: unknown): unknown {
+    if (!isConnectionFailure(error)) return error;
+    const o = this.pool.options as pg.PoolConfig;
+    const url = o.connectionString === undefined ? undefined : new URL(o.connectionString);
+    const host = url?.hostname || o.host || process.env['PGHOST'] || 'localhost';
+    const port = url?.port || o.port || process.env['PGPORT'] || 5432;
+    const reason = String((error as { message?: unknown }).message ?? error);
+    return new EffectStoreError(
+      `Could not reach the PostgreSQL effect store at ${host}:${port} (${reason}). Check that the server is up and reachable; the call can be retried.`,
+      { cause: error },
+    );
+  }
+}
+
+function tokenValues(token: ClaimToken): unknown[] {
+  return [storageKey(token.key), token.key, token.owner, token.fence];
+}
+
+function toRecord(row: PgRecordRow): EffectRecord {
+  return fromRow({
+    key: row.key,
+    toolName: row.tool_name,
+    origin: row.origin,
+    result: row.result,
+    resultUndefined: row.result_undefined,
+    recordedAt: row.recorded_at.toISOString(),
+    expiresAt: row.expires_at === null ? null : row.expires_at.toISOString(),
+    runId: row.run_id,
+    attempt: row.attempt,
+    fingerprint: row.fingerprint,
+  });
+}
+
+function checked(key: string, row: PgRecordRow): EffectRecord {
+  if (row.key !== key) throw collision(key);
+  return toRecord(row);
+}
+
+function collision(key: string): EffectStoreError {
+  return new EffectStoreError(
+    `Effect key "${key.slice(0, 80)}…" shares its stored (hashed) key with another key; refusing to mix their records.`,
+  );
+}
+
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
+
+// Duck-typed rather than `instanceof Error`: socket errors may come from another realm (jest, vm).
+function isConnectionFailure(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, errors, message } = error as { code?: unknown; errors?: unknown; message?: unknown };
+  if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
+  if (Array.isArray(errors) && errors.some(isConnectionFailure)) return true;
+  return (
+    typeof message === 'string' &&
+    /timeout exceeded when trying to connect|Connection terminated|connection timeout/i.test(message)
+  );
+}

@@ -1,0 +1,257 @@
+import { DatabaseSync } from 'node:sqlite';
+import { EffectStoreError } from '../errors/errors.js';
+import type { ClaimRequest, ClaimResult, ClaimToken, EffectClaims, EffectRecord, EffectRecordInput } from './effect-store.js';
+import type { FencedResult, IEffectStore } from './effect-store.js';
+import { fromRow, toRecordColumns, type RecordColumns } from './effect-row.js';
+import { DEFAULT_RETENTION_MS, type RetentionOptions } from './record-codec.js';
+import { ensureSqliteSchema, checkIdentifier } from './sqlite-schema.js';
+import { sqliteStatements, type SqliteRow, type SqliteStatements } from './sqlite-statements.js';
+import { parseStoreSpec } from './store-spec.js';
+import { HASHED_KEY_PREFIX, prefixUpperBound, storageKey } from './storage-key.js';
+
+/** Options of {@link SqliteEffectStore}. */
+export interface SqliteEffectStoreOptions extends RetentionOptions {
+  /** Database file path, `:memory:`, or an `sqlite:` URL. */
+  readonly path: string;
+  /** Table name (letters, digits, underscores). Default `chamvi_effects`. */
+  readonly table?: string;
+  /** How long one operation waits for another process's write lock before it throws, in ms. Default 5000. */
+  readonly busyTimeoutMs?: number;
+}
+
+/** Rows per DELETE in {@link SqliteEffectStore.prune}, so a prune never holds the write lock for long. */
+const PRUNE_BATCH = 500;
+/** How long SQLite itself may block the event loop on a lock before the store retries asynchronously, in ms. */
+const SYNC_BUSY_MS = 20;
+
+/**
+ * The embedded effect store: one SQLite file (Node's built-in `node:sqlite`), shared safely by
+ * every process on the machine. WAL journal, `synchronous=FULL` (a record survives power loss
+ * once a call returns), leases and expiry on the database's clock, every claim one conditional
+ * upsert. The schema is created on first use and checked.
+ *
+ * Calls are synchronous under the hood; a lock held by another process is waited for in short
+ * blocking slices and asynchronous retries (up to `busyTimeoutMs`), so the event loop (and
+ * Temporal heartbeats) keep running. Call {@link close} when done.
+ */
+export class SqliteEffectStore implements IEffectStore, EffectClaims {
+  readonly path: string;
+  private readonly table: string;
+  private readonly retentionMs: number;
+  private readonly busyTimeoutMs: number;
+  private db: DatabaseSync | undefined;
+  private sql: SqliteStatements | undefined;
+
+  /** @param options a file path, an `sqlite:` URL, or {@link SqliteEffectStoreOptions}. */
+  constructor(options: string | SqliteEffectStoreOptions) {
+    const opts = typeof options === 'string' ? { path: options } : options;
+    const spec = opts.path.startsWith('sqlite:') ? parseStoreSpec(opts.path) : undefined;
+    this.path = spec?.kind === 'sqlite' ? spec.path : opts.path;
+    this.table = checkIdentifier(opts.table ?? 'chamvi_effects', 'table name');
+    this.retentionMs = opts.retentionMs ?? DEFAULT_RETENTION_MS;
+    this.busyTimeoutMs = opts.busyTimeoutMs ?? 5000;
+  }
+
+  /** The finished record for `key`, or `undefined` (also when it has expired). */
+  get(key: string): Promise<EffectRecord | undefined> {
+    return this.run((sql) => this.finished(sql, key));
+  }
+
+  /** First writer wins: writes the record unless one is finished (an open claim is finished by it); returns the stored one. */
+  put(key: string, record: EffectRecordInput): Promise<EffectRecord> {
+    return this.run((sql) =>
+      this.tx(() => {
+        const row = sql.put.get({ ...this.recordParams(record), id: storageKey(key), key });
+        return row === undefined ? this.winner(sql, key) : toRecord(row as unknown as SqliteRow);
+      }),
+    );
+  }
+
+  claim(key: string, request: ClaimRequest): Promise<ClaimResult> {
+    return this.run((sql) =>
+      this.tx((): ClaimResult => {
+        const acquired = sql.claim.get({
+          id: storageKey(key),
+          key,
+          owner: request.owner,
+          lease: Math.max(0, request.leaseMs),
+          tool: request.toolName,
+          run: request.runId ?? null,
+          attempt: request.attempt ?? null,
+          fp: request.fingerprint ?? null,
+        }) as { fence: number; previous_owner: string | null } | undefined;
+        if (acquired !== undefined) {
+          const prev = acquired.previous_owner;
+          const takeover = prev !== null && prev !== request.owner;
+          return { status: 'acquired', token: { key, owner: request.owner, fence: acquired.fence }, takeover };
+        }
+        // Inside the same IMMEDIATE transaction: the row that refused the claim is still as it was.
+        const done = this.finished(sql, key);
+        if (done !== undefined) return { status: 'done', record: done };
+        const held = sql.holder.get({ id: storageKey(key) }) as { key: string; owner: string; remaining: number };
+        if (held.key !== key) throw collision(key, held.key);
+        return { status: 'busy', owner: held.owner, leaseRemainingMs: Math.max(0, held.remaining) };
+      }),
+    );
+  }
+
+  complete(token: ClaimToken, record: EffectRecordInput): Promise<FencedResult> {
+    return this.run((sql) =>
+      this.tx((): FencedResult => {
+        const row = sql.complete.get({ ...this.recordParams(record), ...tokenParams(token) });
+        return row === undefined ? lost(this.finished(sql, token.key)) : { status: 'ok', record: toRecord(row as unknown as SqliteRow) };
+      }),
+    );
+  }
+
+  release(token: ClaimToken): Promise<FencedResult> {
+    return this.fenced(token, (sql) => sql.release.get(tokenParams(token)));
+  }
+
+  renew(token: ClaimToken, leaseMs: number): Promise<FencedResult> {
+    return this.fenced(token, (sql) => sql.renew.get({ ...tokenParams(token), lease: Math.max(0, leaseMs) }));
+  }
+
+  /** Deletes up to `limit` expired finished records (default 1000), in batches of 500; returns how many. */
+  async prune(limit = 1000): Promise<number> {
+    let deleted = 0;
+    while (deleted < limit) {
+      const batch = Math.min(PRUNE_BATCH, limit - deleted);
+      const changes = await this.run((sql) => Number(sql.prune.run({ n: batch }).changes));
+      deleted += changes;
+      if (changes < batch) break;
+    }
+    return deleted;
+  }
+
+  /** Finished, unexpired records whose key starts with `prefix` (a run id, say), in key order. */
+  list(prefix: string): Promise<EffectRecord[]> {
+    return this.run((sql) => {
+      const rows = sql.list.all({ p: prefix, upper: prefixUpperBound(prefix), hashed: HASHED_KEY_PREFIX }) as unknown as SqliteRow[];
+      return rows.map(toRecord).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    });
+  }
+
+  /** Closes the database file. Later calls reopen it. */
+  close(): Promise<void> {
+    this.db?.close();
+    this.db = undefined;
+    this.sql = undefined;
+    return Promise.resolve();
+  }
+
+  private fenced(token: ClaimToken, update: (sql: SqliteStatements) => unknown): Promise<FencedResult> {
+    return this.run((sql) =>
+      this.tx((): FencedResult => (update(sql) === undefined ? lost(this.finished(sql, token.key)) : { status: 'ok' })),
+    );
+  }
+
+  private finished(sql: SqliteStatements, key: string): EffectRecord | undefined {
+    const row = sql.get.get({ id: storageKey(key) }) as SqliteRow | undefined;
+    if (row === undefined) return undefined;
+    if (row.key !== key) throw collision(key, row.key);
+    return toRecord(row);
+  }
+
+  private winner(sql: SqliteStatements, key: string): EffectRecord {
+    const winner = this.finished(sql, key);
+    if (winner === undefined) throw collision(key, '(an unfinished claim)');
+    return winner;
+  }
+
+  private recordParams(record: EffectRecordInput): Record<string, string | number | null> {
+    const c: RecordColumns = toRecordColumns(record);
+    return {
+      tool: c.toolName,
+      origin: c.origin,
+      result: c.result,
+      ru: c.resultUndefined ? 1 : 0,
+      run: c.runId,
+      attempt: c.attempt,
+      fp: c.fingerprint,
+      recordedAt: c.recordedAt,
+      retention: this.retentionMs,
+    };
+  }
+
+  private tx<T>(work: () => T): T {
+    const db = this.db as DatabaseSync;
+    // IMMEDIATE takes the write lock up front: the conditional write and the read that explains a
+    // refusal see one state, and a lock conflict shows up here (retried) rather than mid-transaction.
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = work();
+      db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (db.isTransaction) db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
+  /** Runs `op` on the open database, retrying asynchronously while another process holds the lock. */
+  private async run<T>(op: (sql: SqliteStatements) => T): Promise<T> {
+    const deadline = Date.now() + this.busyTimeoutMs;
+    for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
+      try {
+        return op(this.open());
+      } catch (error) {
+        if (!isBusy(error) || Date.now() >= deadline) throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, pause * (0.5 + Math.random())));
+    }
+  }
+
+  private open(): SqliteStatements {
+    if (this.sql !== undefined) return this.sql;
+    const db = new DatabaseSync(this.path);
+    try {
+      db.exec(`PRAGMA busy_timeout = ${SYNC_BUSY_MS}`);
+      db.exec('PRAGMA journal_mode = WAL');
+      db.exec('PRAGMA synchronous = FULL');
+      this.db = db;
+      this.tx(() => ensureSqliteSchema(db, this.table, this.path));
+      this.sql = sqliteStatements(db, this.table);
+      return this.sql;
+    } catch (error) {
+      this.db = undefined;
+      db.close();
+      throw error;
+    }
+  }
+}
+
+function tokenParams(token: ClaimToken): Record<string, string | number> {
+  return { id: storageKey(token.key), key: token.key, owner: token.owner, fence: token.fence };
+}
+
+function toRecord(row: SqliteRow): EffectRecord {
+  return fromRow({
+    key: row.key,
+    toolName: row.tool_name,
+    origin: row.origin,
+    result: row.result,
+    resultUndefined: row.result_undefined === 1,
+    recordedAt: row.recorded_at,
+    expiresAt: row.expires_at === null ? null : new Date(row.expires_at).toISOString(),
+    runId: row.run_id,
+    attempt: row.attempt,
+    fingerprint: row.fingerprint,
+  });
+}
+
+function lost(record: EffectRecord | undefined): FencedResult {
+  return record === undefined ? { status: 'lost' } : { status: 'lost', record };
+}
+
+function collision(key: string, stored: string): EffectStoreError {
+  return new EffectStoreError(
+    `Effect key "${key.slice(0, 80)}…" hashes to the same stored key as "${stored.slice(0, 80)}…"; refusing to mix their records.`,
+  );
+}
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { errcode?: unknown }).errcode;
+  // SQLITE_BUSY (5) and SQLITE_LOCKED (6), extended codes included (low byte).
+  return typeof code === 'number' && ((code & 0xff) === 5 || (code & 0xff) === 6);
+}

@@ -1,0 +1,88 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { EffectOrigin } from './effect-store.js';
+import { SQLITE_NOW_ISO as NOW_ISO, SQLITE_NOW_MS as NOW } from './sqlite-schema.js';
+
+/** A finished record's row as the SQLite statements return it (times in epoch ms). */
+export interface SqliteRow {
+  readonly key: string;
+  readonly tool_name: string;
+  readonly origin: EffectOrigin;
+  readonly result: string | null;
+  readonly result_undefined: number;
+  readonly recorded_at: string;
+  readonly expires_at: number | null;
+  readonly run_id: string | null;
+  readonly attempt: number | null;
+  readonly fingerprint: string | null;
+}
+
+/** The prepared statements of one open SQLite effect store. */
+export interface SqliteStatements {
+  readonly get: StatementSync;
+  readonly put: StatementSync;
+  readonly claim: StatementSync;
+  readonly holder: StatementSync;
+  readonly complete: StatementSync;
+  readonly release: StatementSync;
+  readonly renew: StatementSync;
+  readonly prune: StatementSync;
+  readonly list: StatementSync;
+}
+
+const RECORD = 'key, tool_name, origin, result, result_undefined, recorded_at, expires_at, run_id, attempt, fingerprint';
+// A row is finished while it has an origin and has not expired; expired rows count as absent.
+const LIVE_RECORD = `origin IS NOT NULL AND (expires_at IS NULL OR expires_at > ${NOW})`;
+const FENCE = 'id = :id AND key = :key AND owner = :owner AND fence = :fence AND origin IS NULL';
+
+/**
+ * Prepares every statement of the store. Each write is one statement whose condition carries
+ * the whole decision (lease expired, owner and fence match, no finished record), evaluated on
+ * the database's clock.
+ */
+export function sqliteStatements(db: DatabaseSync, table: string): SqliteStatements {
+  const t = `"${table}"`;
+  return {
+    get: db.prepare(`SELECT ${RECORD} FROM ${t} WHERE id = :id AND ${LIVE_RECORD}`),
+    put: db.prepare(`
+      INSERT INTO ${t} (id, key, owner, fence, tool_name, run_id, attempt, fingerprint,
+                        origin, result, result_undefined, recorded_at, expires_at)
+      VALUES (:id, :key, NULL, 0, :tool, :run, :attempt, :fp,
+              :origin, :result, :ru, COALESCE(:recordedAt, ${NOW_ISO}), ${NOW} + :retention)
+      ON CONFLICT (id) DO UPDATE SET
+        owner = NULL, lease_until = NULL, tool_name = excluded.tool_name, run_id = excluded.run_id,
+        attempt = excluded.attempt, fingerprint = excluded.fingerprint, origin = excluded.origin,
+        result = excluded.result, result_undefined = excluded.result_undefined,
+        recorded_at = excluded.recorded_at, expires_at = excluded.expires_at
+      WHERE ${t}.key = excluded.key AND (${t}.origin IS NULL OR ${t}.expires_at <= ${NOW})
+      RETURNING ${RECORD}`),
+    claim: db.prepare(`
+      INSERT INTO ${t} (id, key, owner, previous_owner, fence, lease_until, tool_name, run_id, attempt, fingerprint)
+      VALUES (:id, :key, :owner, NULL, 1, ${NOW} + :lease, :tool, :run, :attempt, :fp)
+      ON CONFLICT (id) DO UPDATE SET
+        owner = excluded.owner, previous_owner = ${t}.owner, fence = ${t}.fence + 1,
+        lease_until = excluded.lease_until, tool_name = excluded.tool_name, run_id = excluded.run_id,
+        attempt = excluded.attempt, fingerprint = excluded.fingerprint, origin = NULL, result = NULL,
+        result_undefined = 0, recorded_at = NULL, expires_at = NULL
+      WHERE ${t}.key = excluded.key AND (
+        (${t}.origin IS NULL AND (${t}.owner IS NULL OR ${t}.owner = excluded.owner OR ${t}.lease_until <= ${NOW}))
+        OR (${t}.origin IS NOT NULL AND ${t}.expires_at <= ${NOW}))
+      RETURNING fence, previous_owner`),
+    holder: db.prepare(`SELECT key, owner, lease_until - ${NOW} AS remaining FROM ${t} WHERE id = :id`),
+    complete: db.prepare(`
+      UPDATE ${t} SET owner = NULL, lease_until = NULL, tool_name = :tool, run_id = :run, attempt = :attempt,
+        fingerprint = :fp, origin = :origin, result = :result, result_undefined = :ru,
+        recorded_at = COALESCE(:recordedAt, ${NOW_ISO}), expires_at = ${NOW} + :retention
+      WHERE ${FENCE}
+      RETURNING ${RECORD}`),
+    release: db.prepare(`UPDATE ${t} SET owner = NULL, lease_until = NULL WHERE ${FENCE} RETURNING fence`),
+    renew: db.prepare(`UPDATE ${t} SET lease_until = ${NOW} + :lease WHERE ${FENCE} RETURNING fence`),
+    prune: db.prepare(`
+      DELETE FROM ${t} WHERE id IN (
+        SELECT id FROM ${t} WHERE origin IS NOT NULL AND expires_at <= ${NOW} ORDER BY expires_at LIMIT :n)`),
+    // Plain keys come from a range scan of the primary key; hashed (long) keys are few and checked by their full key.
+    list: db.prepare(`
+      SELECT ${RECORD} FROM ${t}
+      WHERE ((id >= :p AND id < :upper) OR (id >= :hashed AND id < :hashed || char(0x10ffff)))
+        AND substr(key, 1, length(:p)) = :p AND ${LIVE_RECORD}`),
+  };
+}

@@ -1,0 +1,305 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import type { ClaimRequest, ClaimToken, EffectRecordInput, ManagedEffectStore } from '../../src/index.js';
+
+/** How the conformance suite gets stores and lets time pass for one store implementation. */
+export interface StoreHarness {
+  readonly name: string;
+  /** A fresh, empty store. `retentionMs` sets its record retention. */
+  create(options?: { retentionMs?: number }): Promise<ManagedEffectStore>;
+  /** Another handle (connection, process-local instance) on the same data as `store`, same retention. */
+  sibling(store: ManagedEffectStore): Promise<ManagedEffectStore>;
+  /** Lets `ms` pass on the store's clock (real time for databases, an injected clock for memory). */
+  advance(ms: number): Promise<void>;
+  /** Called once after the suite. */
+  cleanup?(): Promise<void>;
+}
+
+const LEASE = 60_000;
+/** Lease short enough to wait out in a test on a real clock, ms. */
+const SHORT = 40;
+
+const request = (owner: string, leaseMs = LEASE): ClaimRequest => ({
+  owner,
+  leaseMs,
+  toolName: 'comment',
+  runId: 'run-1',
+  attempt: 1,
+  fingerprint: 'f'.repeat(64),
+});
+
+const input = (result: unknown, extra: Partial<EffectRecordInput> = {}): EffectRecordInput => ({
+  toolName: 'comment',
+  result,
+  origin: 'executed',
+  runId: 'run-1',
+  attempt: 2,
+  fingerprint: 'a'.repeat(64),
+  ...extra,
+});
+
+async function acquire(store: ManagedEffectStore, key: string, owner: string, leaseMs = LEASE): Promise<ClaimToken> {
+  const claimed = await store.claim(key, request(owner, leaseMs));
+  if (claimed.status !== 'acquired') throw new Error(`expected to acquire ${key}, got ${claimed.status}`);
+  return claimed.token;
+}
+
+/** The behaviour every effect store with claims must show; run it once per store. */
+export function effectStoreConformance(harness: StoreHarness): void {
+  describe(`${harness.name} effect store conformance`, () => {
+    const opened: ManagedEffectStore[] = [];
+    const fresh = async (options?: { retentionMs?: number }): Promise<ManagedEffectStore> => {
+      const store = await harness.create(options);
+      opened.push(store);
+      return store;
+    };
+    const sibling = async (store: ManagedEffectStore): Promise<ManagedEffectStore> => {
+      const other = await harness.sibling(store);
+      opened.push(other);
+      return other;
+    };
+    afterAll(async () => {
+      await Promise.all(opened.map((s) => s.close()));
+      await harness.cleanup?.();
+    });
+
+    it('reads nothing for an unknown key and keeps origin, attempt, fingerprint, runId and times of a put', async () => {
+      const store = await fresh({ retentionMs: 3_600_000 });
+      expect(await store.get('k')).toBeUndefined();
+      const before = Date.now();
+      const written = await store.put('k', input({ id: 7 }));
+      expect(written).toMatchObject({ key: 'k', toolName: 'comment', result: { id: 7 }, origin: 'executed' });
+      expect(written).toMatchObject({ runId: 'run-1', attempt: 2, fingerprint: 'a'.repeat(64) });
+      expect(Math.abs(Date.parse(written.recordedAt) - before)).toBeLessThan(5_000);
+      expect(Date.parse(written.expiresAt ?? '') - Date.parse(written.recordedAt)).toBeGreaterThan(3_590_000);
+      expect(await store.get('k')).toEqual(written);
+    });
+
+    it('put is first-writer-wins and returns the stored winner', async () => {
+      const store = await fresh();
+      const first = await store.put('k', input('first'));
+      const second = await store.put('k', input('second', { origin: 'reconciled' }));
+      expect(second).toEqual(first);
+      expect((await store.get('k'))?.result).toBe('first');
+    });
+
+    it('put finishes a key with an open claim, and the claimant then loses and learns that record', async () => {
+      const store = await fresh();
+      const token = await acquire(store, 'k', 'A');
+      const put = await store.put('k', input('written by the record activity'));
+      expect(put.result).toBe('written by the record activity');
+      const completed = await store.complete(token, input('late'));
+      expect(completed).toEqual({ status: 'lost', record: put });
+    });
+
+    it('a claim race of 50 concurrent callers has exactly one winner', async () => {
+      const store = await fresh();
+      const handles = [store, ...(await Promise.all([1, 2, 3, 4].map(() => sibling(store))))];
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => handles[i % handles.length]!.claim('race', request(`owner-${i}`))),
+      );
+      const winners = results.filter((r) => r.status === 'acquired');
+      expect(winners).toHaveLength(1);
+      expect(results.filter((r) => r.status === 'busy')).toHaveLength(49);
+      const winner = winners[0]!;
+      if (winner.status !== 'acquired') throw new Error('unreachable');
+      for (const r of results) if (r.status === 'busy') expect(r.owner).toBe(winner.token.owner);
+    });
+
+    it('a live lease of another owner answers busy with the remaining lease', async () => {
+      const store = await fresh();
+      await acquire(store, 'k', 'A', 30_000);
+      const answer = await store.claim('k', request('B'));
+      expect(answer.status).toBe('busy');
+      if (answer.status !== 'busy') return;
+      expect(answer.owner).toBe('A');
+      expect(answer.leaseRemainingMs).toBeGreaterThan(25_000);
+      expect(answer.leaseRemainingMs).toBeLessThanOrEqual(30_000);
+    });
+
+    it('a claim of a finished key answers done with its record', async () => {
+      const store = await fresh();
+      const record = await store.put('k', input(1));
+      expect(await store.claim('k', request('B'))).toEqual({ status: 'done', record });
+    });
+
+    it('takeover after expiry increments the fence and reports the takeover', async () => {
+      const store = await fresh();
+      const first = await acquire(store, 'k', 'A', SHORT);
+      await harness.advance(SHORT * 2);
+      const second = await store.claim('k', request('B'));
+      expect(second).toMatchObject({ status: 'acquired', takeover: true });
+      if (second.status !== 'acquired') return;
+      expect(second.token.fence).toBeGreaterThan(first.fence);
+    });
+
+    it("a stale owner's complete changes nothing and returns the winner's record", async () => {
+      const store = await fresh();
+      const stale = await acquire(store, 'k', 'A', SHORT);
+      await harness.advance(SHORT * 2);
+      const fresher = await acquire(store, 'k', 'B');
+      const winner = await store.complete(fresher, input('B wins'));
+      expect(winner.status).toBe('ok');
+      const late = await store.complete(stale, input('A too late'));
+      expect(late).toEqual({ status: 'lost', record: winner.record });
+      expect((await store.get('k'))?.result).toBe('B wins');
+    });
+
+    it("a stale owner's complete while the new owner still works changes nothing and learns no record", async () => {
+      const store = await fresh();
+      const stale = await acquire(store, 'k', 'A', SHORT);
+      await harness.advance(SHORT * 2);
+      const fresher = await acquire(store, 'k', 'B');
+      expect(await store.complete(stale, input('A too late'))).toEqual({ status: 'lost' });
+      expect(await store.get('k')).toBeUndefined();
+      expect((await store.complete(fresher, input('B'))).status).toBe('ok');
+    });
+
+    it("a stale owner's release and renew change nothing and learn the winner's record", async () => {
+      const store = await fresh();
+      const stale = await acquire(store, 'k', 'A', SHORT);
+      await harness.advance(SHORT * 2);
+      const fresher = await acquire(store, 'k', 'B');
+      expect(await store.renew(stale, LEASE)).toEqual({ status: 'lost' });
+      expect(await store.release(stale)).toEqual({ status: 'lost' });
+      expect((await store.claim('k', request('C'))).status).toBe('busy');
+      const done = await store.complete(fresher, input('B'));
+      expect(await store.renew(stale, LEASE)).toEqual({ status: 'lost', record: done.record });
+      expect(await store.release(stale)).toEqual({ status: 'lost', record: done.record });
+      expect(await store.get('k')).toEqual(done.record);
+    });
+
+    it('a forged token with the right owner but another fence is refused', async () => {
+      const store = await fresh();
+      const token = await acquire(store, 'k', 'A');
+      expect(await store.renew({ ...token, fence: token.fence + 1 }, LEASE)).toEqual({ status: 'lost' });
+      expect(await store.complete({ ...token, owner: 'B' }, input(1))).toEqual({ status: 'lost' });
+    });
+
+    it('complete works on an expired lease when nobody took over', async () => {
+      const store = await fresh();
+      const token = await acquire(store, 'k', 'A', SHORT);
+      await harness.advance(SHORT * 2);
+      const done = await store.complete(token, input('slow but alone'));
+      expect(done.status).toBe('ok');
+      expect(done.record?.result).toBe('slow but alone');
+    });
+
+    it('release lets another owner claim at once, and renew keeps a lease alive', async () => {
+      const store = await fresh();
+      const token = await acquire(store, 'k', 'A');
+      expect(await store.release(token)).toEqual({ status: 'ok' });
+      const b = await store.claim('k', request('B', SHORT * 2));
+      expect(b).toMatchObject({ status: 'acquired', takeover: false });
+      if (b.status !== 'acquired') return;
+      expect(b.token.fence).toBeGreaterThan(token.fence);
+      await harness.advance(SHORT);
+      expect(await store.renew(b.token, LEASE)).toEqual({ status: 'ok' });
+      await harness.advance(SHORT * 2);
+      expect((await store.claim('k', request('C'))).status).toBe('busy');
+    });
+
+    it('a lease of 0 still expires', async () => {
+      const store = await fresh();
+      const token = await acquire(store, 'k', 'A', 0);
+      await harness.advance(2);
+      const taken = await store.claim('k', request('B'));
+      expect(taken).toMatchObject({ status: 'acquired', takeover: true });
+      expect(await store.renew(token, LEASE)).toEqual({ status: 'lost' });
+    });
+
+    it('expiry is checked at read: an expired record reads as absent and its key can be claimed again', async () => {
+      const store = await fresh({ retentionMs: SHORT });
+      await store.put('k', input('old'));
+      expect((await store.get('k'))?.result).toBe('old');
+      await harness.advance(SHORT * 2);
+      expect(await store.get('k')).toBeUndefined();
+      expect(await store.list('')).toEqual([]);
+      expect((await store.claim('k', request('B'))).status).toBe('acquired');
+      expect((await store.put('k', input('new'))).result).toBe('new');
+    });
+
+    it('prune deletes only expired finished records, in bounded batches', async () => {
+      const store = await fresh({ retentionMs: 150 });
+      for (let i = 0; i < 5; i++) await store.put(`old-${i}`, input(i));
+      await acquire(store, 'open-claim', 'A', 0);
+      await harness.advance(300);
+      await store.put('fresh', input('fresh'));
+      expect(await store.prune(2)).toBe(2);
+      expect(await store.prune(10)).toBe(3);
+      expect(await store.prune()).toBe(0);
+      expect((await store.get('fresh'))?.result).toBe('fresh');
+      // The expired open claim is not a finished record: it is kept, and its fence keeps growing.
+      expect(await store.claim('open-claim', request('B'))).toMatchObject({ status: 'acquired', takeover: true });
+    });
+
+    it('null and undefined results round-trip distinctly', async () => {
+      const store = await fresh();
+      const nul = await store.put('null', input(null));
+      const undef = await store.put('undefined', input(undefined));
+      expect(nul.result).toBeNull();
+      expect(nul.resultUndefined).toBeUndefined();
+      expect(undef.resultUndefined).toBe(true);
+      expect('result' in undef).toBe(false);
+      const [readNull, readUndef] = [await store.get('null'), await store.get('undefined')];
+      expect(readNull?.result).toBeNull();
+      expect(readNull && 'result' in readNull).toBe(true);
+      expect(readUndef?.resultUndefined).toBe(true);
+      expect(readUndef?.result).toBeUndefined();
+    });
+
+    it('nested JSON and Dates round-trip as JSON', async () => {
+      const store = await fresh();
+      const result = {
+        when: new Date('2026-01-02T03:04:05.678Z'),
+        list: [1, 'two', { three: [null, true, 4.5] }],
+        text: 'quote " backslash \\ nul \u0000 emoji 🦀',
+        skipped: undefined,
+      };
+      const token = await acquire(store, 'nested', 'A');
+      const done = await store.complete(token, input(result));
+      const expected: unknown = JSON.parse(JSON.stringify(result));
+      expect(done.record?.result).toEqual(expected);
+      expect((await store.get('nested'))?.result).toEqual(expected);
+    });
+
+    it('512-byte and unicode keys are kept exactly', async () => {
+      const store = await fresh();
+      const long = 'k'.repeat(512);
+      const unicode = 'run-ü:comment:日本語:🦀:\u00e9 vs e\u0301';
+      await store.put(long, input('long'));
+      await store.put(unicode, input('unicode'));
+      await store.put('run-ü:comment:日本語:🦀:e\u0301 vs \u00e9', input('other normalisation'));
+      expect(await store.get(long)).toMatchObject({ key: long, result: 'long' });
+      expect(await store.get(unicode)).toMatchObject({ key: unicode, result: 'unicode' });
+      expect((await store.list('run-ü:comment:日本語')).map((r) => r.result)).toHaveLength(2);
+    });
+
+    it('keys longer than 512 bytes are hashed for the primary key yet kept and told apart in full', async () => {
+      const store = await fresh();
+      const base = 'run-long:comment:' + 'x'.repeat(600);
+      const [a, b] = [`${base}:a`, `${base}:b`];
+      const token = await acquire(store, a, 'A');
+      expect((await store.claim(b, request('B'))).status).toBe('acquired');
+      expect((await store.complete(token, input('a'))).record?.key).toBe(a);
+      expect(await store.get(b)).toBeUndefined();
+      await store.put(b, input('b'));
+      expect((await store.list('run-long:')).map((r) => [r.key, r.result])).toEqual([
+        [a, 'a'],
+        [b, 'b'],
+      ]);
+    });
+
+    it('list returns the finished records under a prefix, in key order, with their origin and attempt', async () => {
+      const store = await fresh();
+      await store.put('run-2:b', input('b', { origin: 'reconciled', attempt: 3 }));
+      await store.put('run-2:a', input('a'));
+      await store.put('run-20:a', input('other run'));
+      await acquire(store, 'run-2:open', 'A');
+      const listed = await store.list('run-2:');
+      expect(listed.map((r) => [r.key, r.origin, r.attempt])).toEqual([
+        ['run-2:a', 'executed', 2],
+        ['run-2:b', 'reconciled', 3],
+      ]);
+    });
+  });
+}

@@ -1,0 +1,13 @@
+import { MemoryEffectStore, type ManagedEffectStore } from '../../src/index.js';
+import { effectStoreConformance } from './conformance.js';
+
+let clock = Date.now();
+
+effectStoreConformance({
+  name: 'memory',
+  create: async (options) => new MemoryEffectStore({ now: () => clock, ...options }),
+  sibling: async (store: ManagedEffectStore) => store,
+  advance: async (ms) => {
+    clock += ms;
+  },
+});

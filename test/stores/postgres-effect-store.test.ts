@@ -1,0 +1,86 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import {
+  EffectStoreError,
+  EffectStoreSchemaError,
+  PostgresEffectStore,
+  type ManagedEffectStore,
+} from '../../src/index.js';
+import { effectStoreConformance } from './conformance.js';
+
+const URL = process.env['CHAMVI_TEST_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+const schema = `chamvi_conf_${process.pid}`;
+const admin = new pg.Pool({ connectionString: URL, max: 2 });
+let tables = 0;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const options = new WeakMap<ManagedEffectStore, { table: string; retentionMs?: number }>();
+const open = (o: { table: string; retentionMs?: number }) =>
+  new PostgresEffectStore({ connectionString: URL, pool: { max: 10 }, schema, ...o });
+
+effectStoreConformance({
+  name: 'PostgreSQL',
+  create: async (opts) => {
+    const o = { table: `t${++tables}`, ...opts };
+    const store = open(o);
+    options.set(store, o);
+    return store;
+  },
+  sibling: async (store) => open(options.get(store)!),
+  advance: sleep,
+});
+
+describe('PostgresEffectStore', () => {
+  afterAll(async () => {
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await admin.end();
+  });
+
+  it('creates its schema and table on first use, and a second store on the same table checks and reuses it', async () => {
+    const a = new PostgresEffectStore({ connectionString: URL, schema, table: 'shared' });
+    const b = new PostgresEffectStore({ pool: admin, schema, table: 'shared' });
+    await Promise.all([a.put('k', { toolName: 't', result: 1, origin: 'executed' }), b.get('other')]);
+    expect((await b.get('k'))?.result).toBe(1);
+    await a.close();
+    await b.close();
+    expect((await admin.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]); // a handed-in pool stays open
+  });
+
+  it('refuses an incompatible table with EffectStoreSchemaError naming the columns', async () => {
+    await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    await admin.query(`CREATE TABLE ${schema}.foreign_table (id text PRIMARY KEY, key text, fence text)`);
+    const store = new PostgresEffectStore({ pool: admin, schema, table: 'foreign_table' });
+    const failure = store.get('k');
+    await expect(failure).rejects.toThrow(EffectStoreSchemaError);
+    await expect(failure).rejects.toThrow(/owner is missing;.*fence is text, expected bigint/);
+  });
+
+  it('stores a hashed primary key for a long key and the full key beside it', async () => {
+    const store = new PostgresEffectStore({ pool: admin, schema, table: 'hashed' });
+    const key = 'run-9:comment:' + 'é'.repeat(300);
+    await store.put(key, { toolName: 't', result: null, origin: 'reconciled' });
+    const { rows } = await admin.query<{ id: string; key: string }>(`SELECT id, key FROM ${schema}.hashed`);
+    expect(rows).toEqual([{ id: expect.stringMatching(/^#sha256:[0-9a-f]{64}$/), key }]);
+  });
+
+  it('an unreachable server fails fast with an EffectStoreError naming host and port', async () => {
+    const store = new PostgresEffectStore('postgres://postgres@127.0.0.1:1/test');
+    const started = Date.now();
+    const failure = store.claim('k', { owner: 'A', leaseMs: 1000, toolName: 't' });
+    await expect(failure).rejects.toThrow(EffectStoreError);
+    await expect(failure).rejects.toThrow(/127\.0\.0\.1:1\b/);
+    expect(Date.now() - started).toBeLessThan(3_500);
+    await store.close();
+  });
+
+  it('a blackholed server fails within the connect timeout', async () => {
+    // 10.255.255.1 is unroutable here: the connect attempt hangs until connectionTimeoutMillis.
+    const store = new PostgresEffectStore({
+      connectionString: 'postgres://postgres@10.255.255.1:5432/test',
+      pool: { connectionTimeoutMillis: 300 },
+    });
+    const started = Date.now();
+    await expect(store.get('k')).rejects.toThrow(/10\.255\.255\.1:5432/);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await store.close();
+  });
+});

@@ -1,0 +1,88 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { EffectStoreSchemaError, SqliteEffectStore, type ManagedEffectStore } from '../../src/index.js';
+import { effectStoreConformance } from './conformance.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'chamvi-sqlite-store-'));
+let tables = 0;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const options = new WeakMap<ManagedEffectStore, { path: string; table: string; retentionMs?: number }>();
+
+effectStoreConformance({
+  name: 'SQLite',
+  create: async (opts) => {
+    const o = { path: join(dir, 'conformance.db'), table: `t${++tables}`, ...opts };
+    const store = new SqliteEffectStore(o);
+    options.set(store, o);
+    return store;
+  },
+  sibling: async (store) => new SqliteEffectStore(options.get(store)!),
+  advance: sleep,
+});
+
+describe('SqliteEffectStore', () => {
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('opens the file in WAL mode with synchronous=FULL, from a path or an sqlite: URL', async () => {
+    const path = join(dir, 'pragmas.db');
+    const store = new SqliteEffectStore(`sqlite://${path}`);
+    expect(store.path).toBe(path);
+    await store.put('k', { toolName: 't', result: 1, origin: 'executed' });
+    await store.close();
+    const db = new DatabaseSync(path);
+    expect(db.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
+    expect(db.prepare('SELECT count(*) AS n FROM chamvi_effects').get()).toEqual({ n: 1 });
+    db.close();
+    const reopened = new SqliteEffectStore(path);
+    expect((await reopened.get('k'))?.result).toBe(1);
+    await reopened.close();
+  });
+
+  it('refuses an incompatible table with EffectStoreSchemaError naming the columns', async () => {
+    const path = join(dir, 'foreign.db');
+    const db = new DatabaseSync(path);
+    db.exec('CREATE TABLE chamvi_effects (id TEXT PRIMARY KEY, key TEXT, fence TEXT)');
+    db.close();
+    const store = new SqliteEffectStore(path);
+    const failure = store.get('k');
+    await expect(failure).rejects.toThrow(EffectStoreSchemaError);
+    await expect(store.get('k')).rejects.toThrow(/owner is missing;.*fence is TEXT, expected INTEGER/);
+    await store.close();
+  });
+
+  it('rejects an unusable table name before touching the file', () => {
+    expect(() => new SqliteEffectStore({ path: join(dir, 'x.db'), table: 'effects; DROP TABLE x' })).toThrow(
+      EffectStoreSchemaError,
+    );
+  });
+
+  it('waits out another connection holding the write lock instead of leaking SQLITE_BUSY', async () => {
+    const path = join(dir, 'locked.db');
+    const store = new SqliteEffectStore({ path, busyTimeoutMs: 5_000 });
+    await store.get('warm-up');
+    const other = new DatabaseSync(path);
+    other.exec('BEGIN IMMEDIATE');
+    setTimeout(() => other.exec('COMMIT'), 150);
+    const started = Date.now();
+    const claimed = await store.claim('k', { owner: 'A', leaseMs: 1000, toolName: 't' });
+    expect(claimed.status).toBe('acquired');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(100);
+    other.close();
+    await store.close();
+  });
+
+  it('surfaces a lock held past busyTimeoutMs as a thrown error', async () => {
+    const path = join(dir, 'stuck.db');
+    const store = new SqliteEffectStore({ path, busyTimeoutMs: 100 });
+    await store.get('warm-up');
+    const other = new DatabaseSync(path);
+    other.exec('BEGIN IMMEDIATE');
+    await expect(store.claim('k', { owner: 'A', leaseMs: 1000, toolName: 't' })).rejects.toThrow(/locked|busy/i);
+    other.exec('COMMIT');
+    other.close();
+    await store.close();
+  });
+});
