@@ -17,12 +17,12 @@ import { InvalidEffectToolError } from '../errors/errors.js';
  * are not set semantics; use a marker, remote state or an idempotency key for those.
  */
 export function defineSetEffectTool<INPUT, OUTPUT, CONTEXT extends ToolContext = ToolContext>(
-  definition: Omit<EffectToolDefinition<INPUT, OUTPUT, CONTEXT>, 'alreadyApplied'>,
+  definition: EffectToolDefinition<INPUT, OUTPUT, CONTEXT> & { readonly alreadyApplied?: never },
 ): EffectTool<INPUT, OUTPUT, CONTEXT> {
   if ((definition as { alreadyApplied?: unknown }).alreadyApplied !== undefined) {
     throw new InvalidEffectToolError(
       'defineSetEffectTool: a set-semantics tool needs no alreadyApplied (applying it twice changes nothing). Remove it, or use defineEffectTool if applying twice is visible.',
     );
   }
-  return defineEffectTool(definition as EffectToolDefinition<INPUT, OUTPUT, CONTEXT>);
+  return defineEffectTool<INPUT, OUTPUT, CONTEXT>(definition);
 }
