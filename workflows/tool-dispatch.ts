@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import { DEFAULT_STORE_OPTIONS, DEFAULT_TOOL_OPTIONS, toActivityOptions } from './activity-options.js';
 import type {
   ChamviActivities,
@@ -91,6 +91,8 @@ async function recordLater(result: ToolCallResult, storeOptions: ToolActivityOpt
  * model can correct, the last error after retries for the rest. Setup errors fail the run instead.
  */
 function failureForModel(toolName: string, error: unknown): string {
+  // A cancelled run stops here; the model is not asked to carry on.
+  if (isCancellation(error)) throw error;
   const cause = error instanceof ActivityFailure ? error.cause : error;
   if (cause instanceof ApplicationFailure && cause.type !== undefined && cause.type !== null) {
     if (FAILS_RUN.has(cause.type)) throw ApplicationFailure.create({ type: cause.type, message: cause.message, nonRetryable: true, cause });

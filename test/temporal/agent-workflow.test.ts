@@ -4,7 +4,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { MemoryEffectStore } from '../../src/index.js';
+import { z } from 'zod';
+import { defineAgent, defineEffectTool, MemoryEffectStore } from '../../src/index.js';
 import { LocalGitHubServer } from '../../testing/github/index.js';
 import { scriptedModel } from '../../testing/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
@@ -48,6 +49,14 @@ async function withWorker<T>(agents: AgentEntry[], run: (taskQueue: string) => P
     workerOptions: { workflowBundle: bundle },
   });
   return worker.runUntil(run(taskQueue));
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('waitFor: condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 const answer = (issue: number, body = 'Thanks for the report!') => ({
@@ -153,6 +162,55 @@ describe('agent workflow on the time-skipping server', () => {
     expect(commentsOn(first)).toBe(1);
     expect(commentsOn(second)).toBe(1);
     expect(result.effects.map((e) => e.key)).toEqual([`${runIds[0]}:comment:${first}`, `${runIds[0]}:comment:${second}`]);
+  });
+
+  it('a step the model redoes with a different body keeps its step-keyed effect key: exactly one comment', async () => {
+    const issue = openIssue();
+    const model = scriptedModel([
+      ({ attempt }) => answer(issue, `Draft number ${attempt}`),
+      ({ attempt }) => {
+        if (attempt === 1) throw new Error('model provider crashed mid-run');
+        return { text: 'Done.' };
+      },
+    ]);
+    const agent = createResponder({ githubUrl: github.url, model, keyByStep: true });
+    const { result, firstRunId } = await withWorker([agent], async (taskQueue) => {
+      const handle = await startAgentRun(env.client, {
+        agent: 'responder',
+        prompt: 'go',
+        taskQueue,
+        activityOptions: { modelStep: { retry: { maximumAttempts: 1 } } },
+        workflowRetry: { maximumAttempts: 2, initialInterval: '10 ms' },
+      });
+      return { result: await handle.result(), firstRunId: handle.firstExecutionRunId };
+    });
+    expect(model.calls).toBe(4);
+    expect(result.runId).toBe(firstRunId);
+    expect(commentsOn(issue)).toBe(1);
+    expect(github.tracker.listComments(OWNER, REPO, issue)?.[0]?.body).toContain('Draft number 1');
+    expect(result.effects).toEqual([expect.objectContaining({ key: `${firstRunId}:comment:${issue}:0`, outcome: 'recorded' })]);
+  });
+
+  it('cancelling a run aborts ctx.run.signal inside the running tool', async () => {
+    let aborted: unknown;
+    const slow = defineEffectTool({
+      description: 'Waits until cancelled.',
+      inputSchema: z.object({}),
+      execute: async (_input, { context }) =>
+        new Promise((resolve) => context.run.signal.addEventListener('abort', () => resolve((aborted = context.run.signal.reason)))),
+    });
+    const agent = defineAgent({ name: 'waiter', model: scriptedModel([{ toolCalls: [{ toolName: 'slow', input: {} }] }]), tools: { slow } });
+    const failure = await withWorker([{ agent, tools: { slow: { heartbeatTimeout: '1 second' } } }], async (taskQueue) => {
+      const handle = await startAgentRun(env.client, { agent: 'waiter', prompt: 'go', taskQueue });
+      await waitFor(async () => (await activityTypes(handle)).includes('chamvi.effectCall'));
+      await handle.cancel();
+      return handle.result().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    });
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    expect(aborted).toBeDefined();
   });
 
   it('an unknown agent name fails the run at once with a message naming the registered agents', async () => {

@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, Worker } from '@temporalio/worker';
+import { randomUUID } from 'node:crypto';
+import { MemoryEffectStore } from '../../src/index.js';
+import { LocalGitHubServer } from '../../testing/github/index.js';
+import { scriptedModel } from '../../testing/scripted-model.js';
+import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
+import { chamviWorkflowsPath, createAgentWorker, startAgentRun } from '../../worker/index.js';
+import { createResponder, OWNER, REPO } from '../fixtures/responder.js';
+
+const quiet = { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+let env: TestWorkflowEnvironment;
+let github: LocalGitHubServer;
+
+beforeAll(async () => {
+  env = await createTimeSkippingEnvironment();
+  github = await new LocalGitHubServer().start();
+}, 120_000);
+
+afterAll(async () => {
+  await github?.stop();
+  await env?.teardown();
+});
+
+describe('workflow determinism', () => {
+  it('the workflows bundle for the sandbox without Node builtins, ai or zod', async () => {
+    const { code } = await bundleWorkflowCode({ workflowsPath: chamviWorkflowsPath(), logger: quiet });
+    expect(code).toContain('agentWorkflow');
+    for (const forbidden of ['node_modules/ai/', 'node_modules/zod/', 'node_modules/@ai-sdk/', 'node:crypto', 'node:fs']) {
+      expect(code).not.toContain(forbidden);
+    }
+  });
+
+  it('a recorded agent run replays against the same workflow code', async () => {
+    const issue = github.tracker.createIssue(OWNER, REPO, { title: 'replay', login: 'alice' }).number;
+    const taskQueue = `q-${randomUUID()}`;
+    const agent = createResponder({
+      githubUrl: github.url,
+      model: scriptedModel([{ toolCalls: [{ toolName: 'comment', input: { issue, body: 'hi' } }] }, { text: 'Done.' }]),
+    });
+    const worker = await createAgentWorker({ connection: env.nativeConnection, taskQueue, agents: [agent], store: new MemoryEffectStore() });
+    const handle = await worker.runUntil(async () => {
+      const h = await startAgentRun(env.client, { agent: 'responder', prompt: 'go', taskQueue });
+      await h.result();
+      return h;
+    });
+    const history = await handle.fetchHistory();
+    await expect(Worker.runReplayHistory({ workflowsPath: chamviWorkflowsPath() }, history, handle.workflowId)).resolves.toBeUndefined();
+  });
+});
