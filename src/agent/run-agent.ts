@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { generateText, isStepCount, type ModelMessage, type StepResult, type ToolSet } from 'ai';
 import { createToolContext, type RunData, type ToolContext } from '../context/tool-context.js';
 import type { EffectCallReport, EffectLogger } from '../effects/effect-report.js';
+import { InvalidEffectKeyError, LegacyContextFieldError } from '../errors/errors.js';
 import type { IEffectStore } from '../stores/effect-store.js';
 import type { Agent } from './define-agent.js';
 import { wrapToolsForRun, type AllowTool } from './wrap-tools-for-run.js';
@@ -47,6 +48,9 @@ export interface AgentRunResult {
  * Running the same agent again with the same `runId` and store applies each effect once: calls
  * whose keys are recorded return their recorded results. This engine has no retries of its own;
  * for durable runs use the Temporal workflow.
+ *
+ * Tool errors go back to the model as the AI SDK does, except definition bugs (a 0.1-era
+ * `ctx.runId` read, an `effectKey` returning no usable key): those end the loop and reject the run.
  */
 export async function runAgent(agent: Agent, options: RunAgentOptions): Promise<AgentRunResult> {
   const runId = options.runId ?? randomUUID();
@@ -71,8 +75,33 @@ export async function runAgent(agent: Agent, options: RunAgentOptions): Promise<
     tools,
     toolsContext,
     ...prompt,
-    stopWhen: isStepCount(options.maxSteps ?? agent.maxSteps),
+    // A step whose tool hit a definition bug ends the loop: the model cannot fix the tool.
+    stopWhen: [
+      isStepCount(options.maxSteps ?? agent.maxSteps),
+      ({ steps }: { steps: ReadonlyArray<StepResult<ToolSet>> }) => definitionBug(steps.slice(-1)) !== undefined,
+    ],
     ...(options.signal ? { abortSignal: options.signal } : {}),
   } as unknown as Parameters<typeof generateText>[0]);
+  const bug = definitionBug(result.steps);
+  if (bug !== undefined) throw bug;
   return { runId, text: result.text, steps: result.steps, effects };
+}
+
+/**
+ * The first tool error in `steps` that is a bug in a tool's definition rather than something the
+ * model could react to: a 0.1-era context field read (`ctx.runId`), or an `effectKey` that returned
+ * no usable key. The AI SDK would hand such errors to the model as tool errors and carry on; the run
+ * fails with them instead, loudly. Other tool errors (a failing remote, `ToolNotAllowedError`) go
+ * back to the model as the AI SDK does.
+ */
+function definitionBug(steps: ReadonlyArray<StepResult<ToolSet>>): Error | undefined {
+  for (const step of steps) {
+    for (const part of step.content) {
+      if (part.type !== 'tool-error') continue;
+      if (LegacyContextFieldError.isInstance(part.error) || InvalidEffectKeyError.isInstance(part.error)) {
+        return part.error;
+      }
+    }
+  }
+  return undefined;
 }

@@ -23,7 +23,8 @@ export interface EffectToolHooks<INPUT, OUTPUT, CONTEXT extends ToolContext = To
    * origin `reconciled`, and `execute` does not run. Throwing records nothing; throw
    * `EffectOutcomeUnknownError` when the remote cannot tell yet.
    */
-  alreadyApplied?: (key: string, input: INPUT, ctx: CONTEXT) => MaybePromise<OUTPUT | undefined>;
+  // NoInfer: OUTPUT comes from execute; inferred from here, `async () => undefined` made it Promise<undefined>.
+  alreadyApplied?: (key: string, input: INPUT, ctx: CONTEXT) => MaybePromise<NoInfer<OUTPUT> | undefined>;
 }
 
 /** What {@link defineEffectTool} takes: an AI SDK tool definition with `execute`, plus the hooks. */

@@ -48,7 +48,11 @@ function write(value: unknown, key: string, path: string, ancestors: Set<object>
   ancestors.add(obj);
   try {
     if (Array.isArray(obj)) {
-      const parts = obj.map((item: unknown, i) => write(item, String(i), `${path}[${i}]`, ancestors) ?? 'null');
+      // A plain loop, not map(): map skips holes of sparse arrays, which would write `[1,,2]`.
+      const parts: string[] = [];
+      for (let i = 0; i < obj.length; i++) {
+        parts.push(write((obj as unknown[])[i], String(i), `${path}[${i}]`, ancestors) ?? 'null');
+      }
       return `[${parts.join(',')}]`;
     }
     const record = obj as Record<string, unknown>;

@@ -1,0 +1,129 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from '@jest/globals';
+import { tool } from 'ai';
+import { z } from 'zod';
+import {
+  defaultEffectKey,
+  defineEffectTool,
+  InvalidEffectKeyError,
+  InvalidEffectToolError,
+  isEffectTool,
+  MemoryEffectStore,
+  stepIndex,
+  wrapToolsForRun,
+} from '../../src/index.js';
+import { callOptions, makeCtx } from './helpers.js';
+
+describe('defaultEffectKey', () => {
+  it('is <runId>:<toolName>:<sha256 hex of the canonical JSON input>', () => {
+    const hex = createHash('sha256').update('{"a":[1,{"b":2,"c":3}]}').digest('hex');
+    const key = defaultEffectKey('run-9', 'comment', { a: [1, { c: 3, b: 2 }] });
+    expect(key).toBe(`run-9:comment:${hex}`);
+    expect(key).toMatch(/^run-9:comment:[0-9a-f]{64}$/);
+  });
+
+  it('never contains the input itself, only its hash', () => {
+    expect(defaultEffectKey('r', 't', { secret: 'hunter2' })).not.toContain('hunter2');
+  });
+
+  it('throws the TypeError of canonicalJson for BigInt input', () => {
+    expect(() => defaultEffectKey('r', 't', { n: 1n })).toThrow(TypeError);
+  });
+});
+
+describe('custom effectKey', () => {
+  it.each([
+    ['an empty string', ''],
+    ['a number', 42],
+    ['undefined', undefined],
+    ['null', null],
+    ['an object', { key: 'k' }],
+  ])('returning %s throws InvalidEffectKeyError before anything runs', async (_name, bad) => {
+    let executed = 0;
+    const t = defineEffectTool({
+      inputSchema: z.object({}),
+      effectKey: () => bad as string,
+      execute: () => ++executed,
+    });
+    const ctx = makeCtx();
+    const w = wrapToolsForRun({ t }, ctx, new MemoryEffectStore());
+    const call = (w.t.execute as (i: unknown, o: unknown) => Promise<unknown>)({}, callOptions(ctx));
+    await expect(call).rejects.toThrow(InvalidEffectKeyError);
+    await expect((w.t.execute as (i: unknown, o: unknown) => Promise<unknown>)({}, callOptions(ctx))).rejects.toThrow(
+      /effectKey of tool "t" returned/,
+    );
+    expect(executed).toBe(0);
+  });
+
+  it('may be async', async () => {
+    const store = new MemoryEffectStore();
+    const t = defineEffectTool({ inputSchema: z.object({}), effectKey: async () => 'async-key', execute: () => 1 });
+    const ctx = makeCtx();
+    const w = wrapToolsForRun({ t }, ctx, store);
+    await (w.t.execute as (i: unknown, o: unknown) => Promise<unknown>)({}, callOptions(ctx));
+    expect(await store.get('async-key')).toBeDefined();
+  });
+});
+
+describe('defineEffectTool', () => {
+  it('throws InvalidEffectToolError at definition time when execute is missing', () => {
+    expect(() => defineEffectTool({ description: 'no execute', inputSchema: z.object({}) } as never)).toThrow(
+      InvalidEffectToolError,
+    );
+    expect(() => defineEffectTool({ inputSchema: z.object({}), execute: 'nope' } as never)).toThrow(
+      /execute is missing/,
+    );
+  });
+
+  it('throws at definition time when a hook is not a function, or the definition is not an object', () => {
+    expect(() => defineEffectTool({ inputSchema: z.object({}), execute: () => 1, effectKey: 'k' } as never)).toThrow(
+      /effectKey must be a function/,
+    );
+    expect(() =>
+      defineEffectTool({ inputSchema: z.object({}), execute: () => 1, alreadyApplied: true } as never),
+    ).toThrow(/alreadyApplied must be a function/);
+    expect(() => defineEffectTool(undefined as never)).toThrow(InvalidEffectToolError);
+  });
+
+  it('does not mutate the definition it was given', () => {
+    const def = { inputSchema: z.object({}), execute: () => 1 };
+    const t = defineEffectTool(def);
+    expect(t).not.toBe(def);
+    expect(isEffectTool(def)).toBe(false);
+  });
+
+  it('brands tools with Symbol.for, so a tool branded by another copy of the library ("another realm") is recognised', async () => {
+    const foreign = Object.defineProperty(
+      { inputSchema: z.object({}), execute: () => 'foreign' },
+      Symbol.for('@chamvi/temporal/effect-tool'),
+      { value: true },
+    );
+    expect(isEffectTool(foreign)).toBe(true);
+    const store = new MemoryEffectStore();
+    const ctx = makeCtx('r');
+    const w = wrapToolsForRun({ foreign }, ctx, store);
+    expect(w.foreign).not.toBe(foreign); // it was wrapped
+    await (w.foreign.execute as unknown as (i: unknown, o: unknown) => Promise<unknown>)({}, callOptions(ctx));
+    expect(await store.get(defaultEffectKey('r', 'foreign', {}))).toBeDefined();
+  });
+
+  it('does not take a lookalike for an effect tool (no brand, a truthy non-true brand, tool() output)', () => {
+    expect(isEffectTool(tool({ inputSchema: z.object({}), execute: () => 1 }))).toBe(false);
+    expect(isEffectTool({ [Symbol.for('@chamvi/temporal/effect-tool')]: 'yes' })).toBe(false);
+    expect(isEffectTool({ [Symbol('@chamvi/temporal/effect-tool')]: true })).toBe(false);
+    expect(isEffectTool(null)).toBe(false);
+    expect(isEffectTool('tool')).toBe(false);
+  });
+});
+
+describe('stepIndex', () => {
+  it('counts the assistant messages in options.messages', () => {
+    expect(stepIndex({ messages: [] })).toBe(0);
+    expect(stepIndex({ messages: [{ role: 'system' }, { role: 'user' }] })).toBe(0);
+    expect(
+      stepIndex({
+        messages: [{ role: 'user' }, { role: 'assistant' }, { role: 'tool' }, { role: 'assistant' }, { role: 'tool' }],
+      }),
+    ).toBe(2);
+  });
+});
