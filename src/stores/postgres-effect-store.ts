@@ -64,7 +64,9 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims {
     const qualified = `${quoteIdentifier(this.schema, 'schema name')}.${quoteIdentifier(this.table, 'table name')}`;
     this.sql = pgStatements(qualified);
     const tag = createHash('sha256').update(qualified).digest('hex').slice(0, 12);
-    this.names = new Map(Object.entries(this.sql).map(([op, text]) => [text, `chamvi_${op}_${tag}`]));
+    this.names = new Map(
+      Object.entries(this.sql).map(([op, text]): [string, string] => [text as string, `chamvi_${op}_${tag}`]),
+    );
     this.retentionMs = opts.retentionMs ?? DEFAULT_RETENTION_MS;
   }
 

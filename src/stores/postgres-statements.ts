@@ -27,7 +27,8 @@ export interface PgStatements {
   readonly list: string;
 }
 
-const RECORD = 'key, tool_name, origin, result, result_undefined, recorded_at, expires_at, run_id, attempt, fingerprint';
+const RECORD =
+  'key, tool_name, origin, result, result_undefined, recorded_at, expires_at, run_id, attempt, fingerprint';
 const LIVE_RECORD = 'origin IS NOT NULL AND (expires_at IS NULL OR expires_at > now())';
 const MS = `* interval '1 millisecond'`;
 const FENCE = 'id = $1 AND key = $2 AND owner = $3 AND fence = $4 AND origin IS NULL';

@@ -1,6 +1,13 @@
 import { DatabaseSync } from 'node:sqlite';
 import { EffectStoreError } from '../errors/errors.js';
-import type { ClaimRequest, ClaimResult, ClaimToken, EffectClaims, EffectRecord, EffectRecordInput } from './effect-store.js';
+import type {
+  ClaimRequest,
+  ClaimResult,
+  ClaimToken,
+  EffectClaims,
+  EffectRecord,
+  EffectRecordInput,
+} from './effect-store.js';
 import type { FencedResult, IEffectStore } from './effect-store.js';
 import { fromRow, toRecordColumns, type RecordColumns } from './effect-row.js';
 import { DEFAULT_RETENTION_MS, type RetentionOptions } from './record-codec.js';
@@ -99,7 +106,9 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims {
     return this.run((sql) =>
       this.tx((): FencedResult => {
         const row = sql.complete.get({ ...this.recordParams(record), ...tokenParams(token) });
-        return row === undefined ? lost(this.finished(sql, token.key)) : { status: 'ok', record: toRecord(row as unknown as SqliteRow) };
+        return row === undefined
+          ? lost(this.finished(sql, token.key))
+          : { status: 'ok', record: toRecord(row as unknown as SqliteRow) };
       }),
     );
   }
@@ -127,7 +136,11 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims {
   /** Finished, unexpired records whose key starts with `prefix` (a run id, say), in key order. */
   list(prefix: string): Promise<EffectRecord[]> {
     return this.run((sql) => {
-      const rows = sql.list.all({ p: prefix, upper: prefixUpperBound(prefix), hashed: HASHED_KEY_PREFIX }) as unknown as SqliteRow[];
+      const rows = sql.list.all({
+        p: prefix,
+        upper: prefixUpperBound(prefix),
+        hashed: HASHED_KEY_PREFIX,
+      }) as unknown as SqliteRow[];
       return rows.map(toRecord).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     });
   }

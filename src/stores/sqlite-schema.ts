@@ -81,7 +81,9 @@ export function ensureSqliteSchema(db: DatabaseSync, table: string, where: strin
   const types = new Map(found.map((c) => [c.name, c.type.toUpperCase()]));
   const problems = Object.entries(COLUMNS)
     .filter(([name, type]) => types.get(name) !== type)
-    .map(([name, type]) => (types.has(name) ? `${name} is ${types.get(name)}, expected ${type}` : `${name} is missing`));
+    .map(([name, type]) =>
+      types.has(name) ? `${name} is ${types.get(name)}, expected ${type}` : `${name} is missing`,
+    );
   if (problems.length > 0) {
     throw new EffectStoreSchemaError(
       `Table "${table}" in ${where} is not a compatible effect store table (${problems.join('; ')}). Point the store at another table (option "table") or file, or migrate the table.`,

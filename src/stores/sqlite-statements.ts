@@ -29,7 +29,8 @@ export interface SqliteStatements {
   readonly list: StatementSync;
 }
 
-const RECORD = 'key, tool_name, origin, result, result_undefined, recorded_at, expires_at, run_id, attempt, fingerprint';
+const RECORD =
+  'key, tool_name, origin, result, result_undefined, recorded_at, expires_at, run_id, attempt, fingerprint';
 // A row is finished while it has an origin and has not expired; expired rows count as absent.
 const LIVE_RECORD = `origin IS NOT NULL AND (expires_at IS NULL OR expires_at > ${NOW})`;
 const FENCE = 'id = :id AND key = :key AND owner = :owner AND fence = :fence AND origin IS NULL';

@@ -55,7 +55,9 @@ function sqlitePath(spec: string): string {
   // sqlite:///abs/path is the usual URL form of an absolute path; sqlite://host/... has no meaning here.
   if (rest.startsWith('///')) return decodeURIComponent(rest.slice(2));
   if (rest.startsWith('//')) {
-    throw invalid(`"${spec}" names a host; SQLite files are local: write sqlite:///absolute/path or sqlite:relative/path.`);
+    throw invalid(
+      `"${spec}" names a host; SQLite files are local: write sqlite:///absolute/path or sqlite:relative/path.`,
+    );
   }
   const path = decodeURIComponent(rest);
   if (path.length === 0) throw invalid(`"${spec}" has no file path; write e.g. sqlite:effects.db.`);

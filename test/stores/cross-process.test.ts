@@ -32,7 +32,7 @@ async function race(args: string[]): Promise<Summary[]> {
     let out = '';
     ready.push(
       new Promise((resolve) => {
-        child.stdout!.on('data', (chunk: Buffer) => {
+        child.stdout.on('data', (chunk: Buffer) => {
           out += chunk.toString();
           if (out.includes('ready\n')) resolve();
         });

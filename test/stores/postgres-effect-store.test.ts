@@ -12,7 +12,7 @@ const URL = process.env['CHAMVI_TEST_PG_URL'] ?? 'postgres://postgres@127.0.0.1:
 const schema = `chamvi_conf_${process.pid}`;
 const admin = new pg.Pool({ connectionString: URL, max: 2 });
 let tables = 0;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const options = new WeakMap<ManagedEffectStore, { table: string; retentionMs?: number }>();
 const open = (o: { table: string; retentionMs?: number }) =>
   new PostgresEffectStore({ connectionString: URL, pool: { max: 10 }, schema, ...o });

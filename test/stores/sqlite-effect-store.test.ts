@@ -8,7 +8,7 @@ import { effectStoreConformance } from './conformance.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'chamvi-sqlite-store-'));
 let tables = 0;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const options = new WeakMap<ManagedEffectStore, { path: string; table: string; retentionMs?: number }>();
 
 effectStoreConformance({

@@ -24,7 +24,7 @@ import {
 
 const PG_URL = process.env['CHAMVI_TEST_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 const LEASE = 120;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const dir = mkdtempSync(join(tmpdir(), 'chamvi-zombie-'));
 const schema = `chamvi_zombie_${process.pid}`;
 const admin = new pg.Pool({ connectionString: PG_URL, max: 1 });
@@ -81,7 +81,7 @@ function world(stall: { inAlreadyApplied?: number; inExecute?: number }) {
     alreadyApplied: async (key) => {
       const seen = remote.get(key); // looked up before a possible stall, like a slow remote read
       if (++alreadyAppliedCalls === 1 && stall.inAlreadyApplied) await sleep(stall.inAlreadyApplied);
-      return seen === undefined ? undefined : { id: seen };
+      return seen === undefined ? undefined : { id: seen, body: 'hello' };
     },
     execute: async ({ body }) => {
       applied++;
@@ -133,10 +133,10 @@ describe.each(backends)('zombie attempts on the %s store', (_name, open) => {
     await sleep(LEASE * 1.5);
     const second = await applyEffect(w.call('b'), { store: handle(b), attempt: 2, owner: 'B', leaseMs: 10_000 });
     expect(second.report.outcome).toBe('reconciled');
-    expect(second.result).toEqual({ id: 'comment-1' });
+    expect(second.result).toEqual({ id: 'comment-1', body: 'hello' });
     const late = await first;
     // A applied the effect itself, but the store keeps B's record and A hands back the winner's result.
-    expect(late.result).toEqual({ id: 'comment-1' });
+    expect(late.result).toEqual({ id: 'comment-1', body: 'hello' });
     expect(w.applied()).toBe(1);
     expect(await b.get('run-z:comment:1')).toMatchObject({ origin: 'reconciled', attempt: 2 });
   });
