@@ -55,7 +55,7 @@ export function effectOutcomeUnknown(key: string, reason: string, cause?: unknow
 export async function reconcileRemote<T>(
   key: string,
   check: () => Promise<RemoteVerdict<T>> | RemoteVerdict<T>,
-): Promise<T | null | undefined> {
+): Promise<T | undefined> {
   let answer: RemoteVerdict<T>;
   try {
     answer = await check();
@@ -69,7 +69,7 @@ export async function reconcileRemote<T>(
   }
   switch (answer.status) {
     case 'applied':
-      return answer.result === undefined ? null : answer.result;
+      return answer.result === undefined ? (null as T) : answer.result;
     case 'not-applied':
       return undefined;
     case 'unknown':

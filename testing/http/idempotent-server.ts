@@ -1,0 +1,137 @@
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dropResponse, HttpError, readJson, sendJson } from '../github/http-io.js';
+
+/** A ticket the API creates: the effect the tests count. */
+export interface Ticket {
+  readonly id: number;
+  readonly title: string;
+  readonly priority: string;
+}
+
+interface KeyEntry {
+  readonly fingerprint: string;
+  state: 'in-progress' | 'done';
+  status?: number;
+  body?: unknown;
+}
+
+/** Options of {@link IdempotentTicketServer}. */
+export interface IdempotentTicketServerOptions {
+  /** How long creating a ticket takes, in ms (a second request with the key meanwhile gets 409). Default 0. */
+  readonly processingMs?: number;
+}
+
+/**
+ * A small HTTP API with Stripe-style `Idempotency-Key` semantics, for tests and demos:
+ *
+ * - `POST /tickets` (`{ title, priority? }`) needs an `Idempotency-Key` header (400 without).
+ *   The first request with a key creates a ticket and answers 201 `{ id, title, priority }`.
+ *   A repeat with the same key and the same request replays that answer with
+ *   `Idempotent-Replayed: true` and creates nothing; a repeat while the first is still being
+ *   processed gets 409; the same key with a different body or path gets 422.
+ * - `GET /tickets` lists the tickets.
+ *
+ * Faults: {@link IdempotentTicketServer.dropNextResponse} creates the ticket and destroys the
+ * socket before answering ("applied, response lost"); the key is remembered as done, so the
+ * retry gets the replay.
+ */
+export class IdempotentTicketServer {
+  /** Every ticket created; its length is the count of applied effects. */
+  readonly tickets: Ticket[] = [];
+  private readonly keys = new Map<string, KeyEntry>();
+  private readonly processingMs: number;
+  private server: Server | undefined;
+  private dropsPlanned = 0;
+  /** Requests answered 200/201 as replays. */
+  replays = 0;
+
+  constructor(options: IdempotentTicketServerOptions = {}) {
+    this.processingMs = options.processingMs ?? 0;
+  }
+
+  async start(): Promise<this> {
+    if (this.server !== undefined) return this;
+    const server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    this.server = server;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (server === undefined) return;
+    this.server = undefined;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Base URL, e.g. `http://127.0.0.1:41234`. */
+  get url(): string {
+    const address = this.server?.address() as AddressInfo | null | undefined;
+    if (!address) throw new Error('IdempotentTicketServer: call start() before reading url.');
+    return `http://127.0.0.1:${address.port}`;
+  }
+
+  /** The next `times` ticket creations are applied, then the socket is destroyed before the answer. */
+  dropNextResponse(times = 1): void {
+    this.dropsPlanned += times;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      const url = new URL(req.url ?? '/', 'http://local');
+      if (url.pathname === '/tickets' && req.method === 'GET') return sendJson(res, 200, this.tickets);
+      if (url.pathname !== '/tickets' || req.method !== 'POST') throw new HttpError(404, 'Not Found');
+      const key = req.headers['idempotency-key'];
+      if (typeof key !== 'string' || key === '') throw new HttpError(400, 'Idempotency-Key header is required');
+      const body = await readJson(req);
+      const fingerprint = createHash('sha256')
+        .update(`${req.method} ${url.pathname}\n${JSON.stringify(body ?? null)}`)
+        .digest('hex');
+      const seen = this.keys.get(key);
+      if (seen !== undefined) {
+        if (seen.fingerprint !== fingerprint)
+          throw new HttpError(422, 'This Idempotency-Key was already used with a different request.');
+        if (seen.state === 'in-progress')
+          throw new HttpError(409, 'A request with this Idempotency-Key is still being processed.');
+        this.replays += 1;
+        return sendJson(res, seen.status ?? 200, seen.body, { 'idempotent-replayed': 'true' });
+      }
+      const entry: KeyEntry = { fingerprint, state: 'in-progress' };
+      this.keys.set(key, entry);
+      try {
+        const ticket = await this.createTicket(body);
+        Object.assign(entry, { state: 'done', status: 201, body: ticket });
+      } catch (error) {
+        this.keys.delete(key);
+        throw error;
+      }
+      if (this.dropsPlanned > 0) {
+        this.dropsPlanned -= 1;
+        return dropResponse(req, res);
+      }
+      sendJson(res, 201, entry.body);
+    } catch (error) {
+      if (error instanceof HttpError) sendJson(res, error.status, { error: error.message });
+      else sendJson(res, 500, { error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
+  private async createTicket(body: unknown): Promise<Ticket> {
+    const fields = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+    if (typeof fields.title !== 'string' || fields.title === '') throw new HttpError(400, 'title is required');
+    if (this.processingMs > 0) await new Promise((r) => setTimeout(r, this.processingMs));
+    const ticket: Ticket = {
+      id: this.tickets.length + 1,
+      title: fields.title,
+      priority: typeof fields.priority === 'string' ? fields.priority : 'normal',
+    };
+    this.tickets.push(ticket);
+    return ticket;
+  }
+}
