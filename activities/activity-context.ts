@@ -5,16 +5,21 @@ import type { EffectLogger } from '../src/effects/effect-report.js';
 import type { JsonMessage, RunRef } from '../workflows/types.js';
 
 /**
- * The ToolContext of the run, as seen from inside an activity: `ctx.run.signal` is the activity's
- * cancellation signal, which aborts when Temporal cancels the attempt or reports it timed out
- * (news that reaches the worker with heartbeat responses; see {@link keepHeartbeating}).
+ * The ToolContext of the run, as seen from inside an activity. `ctx.run.signal` aborts when
+ * Temporal cancels the attempt (news that reaches the worker with heartbeat responses; see
+ * {@link keepHeartbeating}) or when the attempt outlives its start-to-close timeout, after which
+ * Temporal has already given up on it and may be running the next attempt.
  */
 export function activityToolContext(run: RunRef): ToolContext {
+  const context = Context.current();
+  const deadlineMs = context.info.startToCloseTimeoutMs;
+  const signal =
+    deadlineMs > 0 ? AbortSignal.any([context.cancellationSignal, AbortSignal.timeout(deadlineMs)]) : context.cancellationSignal;
   return createToolContext({
     runId: run.runId,
     agent: run.agent,
     trigger: run.trigger,
-    signal: Context.current().cancellationSignal,
+    signal,
     ...(run.state !== undefined ? { state: run.state } : {}),
     ...(run.artifacts !== undefined ? { artifacts: run.artifacts } : {}),
   });

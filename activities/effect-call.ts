@@ -18,14 +18,24 @@ export interface EffectCallHooks {
 }
 
 /**
+ * The lease on an effect key: no longer than Temporal keeps an attempt alive without news (the
+ * heartbeat timeout) or at all (the start-to-close timeout), so a dead or timed-out attempt's
+ * lease runs out about when Temporal starts the next attempt.
+ */
+function leaseFor(heartbeatTimeoutMs: number | undefined, startToCloseTimeoutMs: number): number {
+  const bounds = [heartbeatTimeoutMs, startToCloseTimeoutMs].filter((ms): ms is number => ms !== undefined && ms > 0);
+  return bounds.length === 0 ? 60_000 : Math.min(...bounds);
+}
+
+/**
  * The effect-call activity: one call of an effect tool, running the whole effect protocol inside
  * the attempt. When a worker dies after the effect and before the record, Temporal retries this
  * activity (after the heartbeat timeout), and the retry goes through `alreadyApplied` before it
  * may execute again.
  *
- * The claim's lease is the heartbeat timeout (the start-to-close timeout without one), so a dead
- * attempt's lease runs out about when Temporal retries it; a live attempt renews it, and stops
- * renewing once it learns (by heartbeat) that it was cancelled or timed out.
+ * The claim's lease is the heartbeat timeout or the start-to-close timeout, whichever is shorter; a
+ * live attempt renews it, and stops renewing once it learns (by heartbeat) that it was cancelled or
+ * timed out, so a zombie attempt finds its claim lost at the check right before the effect.
  */
 export function createEffectCallActivity(registry: AgentRegistry, store: IEffectStore, hooks: EffectCallHooks = {}) {
   return async function effectCall(input: ToolCallInput): Promise<ToolCallResult> {
@@ -38,7 +48,7 @@ export function createEffectCallActivity(registry: AgentRegistry, store: IEffect
         throw new InvalidEffectToolError(`Tool "${input.toolName}" of agent "${input.agent}" is not an effect tool on this worker; workers of one task queue must register the same agents.`);
       }
       const info = Context.current().info;
-      const leaseMs = info.heartbeatTimeoutMs ?? info.startToCloseTimeoutMs;
+      const leaseMs = leaseFor(info.heartbeatTimeoutMs, info.startToCloseTimeoutMs);
       const stop = keepHeartbeating();
       try {
         const resolved = await applyEffect(

@@ -24,7 +24,7 @@ export interface EffectEnv {
   readonly logger?: EffectLogger;
   /** The attempt this call is (Temporal's activity attempt). Default 1. */
   readonly attempt?: number;
-  /** Claim owner token of this attempt. Default: a random UUID per call. */
+  /** Claim owner token of this attempt. Default: unique per call (a random per-process prefix and a counter). */
   readonly owner?: string;
   /** Lease on the key while the effect runs, in ms (claim stores only). Renewed every third of it. Default 60 000. */
   readonly leaseMs?: number;
@@ -56,6 +56,11 @@ export interface EffectResolution<OUTPUT = unknown> {
 
 const DEFAULT_LEASE_MS = 60_000;
 const DEFAULT_BUSY_WAIT_MS = 10_000;
+
+// Claim owner tokens only need to be unique: one random prefix per process and a counter, not a UUID per call.
+const OWNER_PREFIX = randomUUID();
+let ownerSeq = 0;
+const nextOwner = (): string => `${OWNER_PREFIX}:${++ownerSeq}`;
 
 /** The effect key of a call: the tool's `effectKey`, checked, or the default key. */
 export async function resolveEffectKey(call: EffectCall): Promise<string> {
@@ -122,7 +127,9 @@ async function runProtocol(
   const existing = await storeRead(() => store.get(key), key, 'read');
   if (existing !== undefined) return { result: existing.result, report: report('recorded') };
 
-  const fingerprint = safeFingerprint(call.input);
+  // A default key ends in the input fingerprint: reuse it instead of hashing the input a second time.
+  const fingerprint =
+    call.tool.effectKey === undefined && call.key === undefined ? key.slice(-64) : safeFingerprint(call.input);
   let token: ClaimToken | undefined;
   if (hasClaims(store)) {
     const claimed = await claimKey(store, key, call, env, fingerprint);
@@ -141,25 +148,23 @@ async function runProtocol(
     ...(result === undefined ? { resultUndefined: true } : {}),
   });
 
-  let origin: 'executed' | 'reconciled';
-  let result: unknown;
+  let outcome: { origin: 'executed' | 'reconciled'; result: unknown };
   try {
-    const remote =
-      call.tool.alreadyApplied === undefined ? undefined : await call.tool.alreadyApplied(key, call.input, call.ctx);
-    if (remote !== undefined) {
-      origin = 'reconciled';
-      result = remote;
-    } else {
+    // The lease is renewed from the claim until the record, so a slow alreadyApplied keeps it too.
+    outcome = await withLeaseRenewal(store, token, leaseMs, call.ctx.run.signal, logger, async () => {
+      const remote =
+        call.tool.alreadyApplied === undefined ? undefined : await call.tool.alreadyApplied(key, call.input, call.ctx);
+      if (remote !== undefined) return { origin: 'reconciled' as const, result: remote };
       if (token !== undefined && hasClaims(store)) await assertStillOwner(store, token, leaseMs);
       call.ctx.run.signal.throwIfAborted();
       await env.beforeEffect?.(key);
-      origin = 'executed';
-      result = await withLeaseRenewal(store, token, leaseMs, call.ctx.run.signal, logger, () => runExecute(call, onChunk));
-    }
+      return { origin: 'executed' as const, result: await runExecute(call, onChunk) };
+    });
   } catch (error) {
     if (token !== undefined && hasClaims(store)) await releaseQuietly(store, token, logger);
     throw error;
   }
+  const { origin, result } = outcome;
 
   const record = recordInput(result, origin);
   try {
@@ -186,7 +191,7 @@ async function claimKey(
 ): Promise<{ token: ClaimToken } | { record: EffectRecord }> {
   const busyWaitMs = env.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS;
   const request = {
-    owner: env.owner ?? randomUUID(),
+    owner: env.owner ?? nextOwner(),
     leaseMs: env.leaseMs ?? DEFAULT_LEASE_MS,
     toolName: call.toolName,
     runId: call.ctx.run.runId,

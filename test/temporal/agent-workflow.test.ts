@@ -3,9 +3,12 @@ import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { defineAgent, defineEffectTool, MemoryEffectStore } from '../../src/index.js';
+import { defineAgent, defineEffectTool, MemoryEffectStore, SqliteEffectStore, type IEffectStore } from '../../src/index.js';
 import { LocalGitHubServer } from '../../testing/github/index.js';
 import { scriptedModel } from '../../testing/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
@@ -16,10 +19,12 @@ import { activityTypes } from '../fixtures/history.js';
 let env: TestWorkflowEnvironment;
 let github: LocalGitHubServer;
 let bundle: WorkflowBundle;
+let dir: string;
 
 beforeAll(async () => {
   env = await createTimeSkippingEnvironment();
   github = await new LocalGitHubServer().start();
+  dir = mkdtempSync(join(tmpdir(), 'chamvi-ts-'));
   bundle = await bundleWorkflowCode({
     workflowsPath: fileURLToPath(new URL('../fixtures/workflows.ts', import.meta.url)),
     logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
@@ -29,6 +34,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await github?.stop();
   await env?.teardown();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 function openIssue(): number {
@@ -39,7 +45,7 @@ function commentsOn(issue: number): number {
   return github.tracker.listComments(OWNER, REPO, issue)?.length ?? 0;
 }
 
-async function withWorker<T>(agents: AgentEntry[], run: (taskQueue: string) => Promise<T>, store = new MemoryEffectStore()): Promise<T> {
+async function withWorker<T>(agents: AgentEntry[], run: (taskQueue: string) => Promise<T>, store: IEffectStore = new MemoryEffectStore()): Promise<T> {
   const taskQueue = `q-${randomUUID()}`;
   const worker = await createAgentWorker({
     connection: env.nativeConnection,
@@ -212,6 +218,40 @@ describe('agent workflow on the time-skipping server', () => {
     expect(failure).toBeInstanceOf(WorkflowFailedError);
     expect(aborted).toBeDefined();
   });
+
+  it('a zombie attempt that outlives its start-to-close timeout never applies the effect beside its retry', async () => {
+    const applied: string[] = [];
+    let checks = 0;
+    const notify = defineEffectTool({
+      description: 'Sends a notification.',
+      inputSchema: z.object({ text: z.string() }),
+      alreadyApplied: async () => {
+        // The first attempt stalls here, past its timeout, while Temporal starts the next one.
+        if (checks++ === 0) await new Promise((resolve) => setTimeout(resolve, 3_000));
+        return applied.length > 0 ? { sent: true } : undefined;
+      },
+      execute: async ({ text }) => {
+        applied.push(text);
+        return { sent: true };
+      },
+    });
+    const agent = defineAgent({
+      name: 'notifier',
+      model: scriptedModel([{ toolCalls: [{ toolName: 'notify', input: { text: 'deploy finished' } }] }, { text: 'Done.' }]),
+      tools: { notify },
+    });
+    const store = new SqliteEffectStore(join(dir, `zombie-${randomUUID()}.db`));
+    const result = await withWorker(
+      [{ agent, tools: { notify: { startToCloseTimeout: '1 second', retry: { initialInterval: '100 ms', maximumInterval: '200 ms' } } } }],
+      async (taskQueue) => (await startAgentRun(env.client, { agent: 'notifier', prompt: 'go', taskQueue })).result(),
+      store,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    expect(applied).toEqual(['deploy finished']);
+    expect(result.effects).toEqual([expect.objectContaining({ toolName: 'notify', outcome: 'executed' })]);
+    expect(result.effects[0]?.attempts).toBeGreaterThan(1);
+    await store.close();
+  }, 60_000);
 
   it('an unknown agent name fails the run at once with a message naming the registered agents', async () => {
     const agent = createResponder({ githubUrl: github.url, model: scriptedModel([]) });
