@@ -113,7 +113,9 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
     });
     setCurrentDetails(describeEffects(run.runId, effects));
     const maxSteps = options.maxSteps ?? result.agentMaxSteps;
-    if (answers.length === 0 || steps.length >= maxSteps) break;
+    // Invalid calls were answered by the model step itself (a tool message with their errors).
+    const answered = answers.length > 0 || result.responseMessages.some((m) => m.role === 'tool');
+    if (!answered || steps.length >= maxSteps) break;
   }
   progress.status = 'completed';
   return { runId: run.runId, text, steps, effects, messages };

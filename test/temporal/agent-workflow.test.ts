@@ -253,6 +253,27 @@ describe('agent workflow on the time-skipping server', () => {
     await store.close();
   }, 60_000);
 
+  it('schema-invalid tool input and unknown tool names go back to the model without an activity or a retry', async () => {
+    const issue = openIssue();
+    const agent = createResponder({
+      githubUrl: github.url,
+      model: scriptedModel([
+        { toolCalls: [{ toolName: 'comment', input: { issue: 'not a number' } }, { toolName: 'delete_repo', input: {} }] },
+        { text: 'I could not do that.' },
+      ]),
+    });
+    const { result, types } = await withWorker([agent], async (taskQueue) => {
+      const handle = await startAgentRun(env.client, { agent: 'responder', prompt: 'go', taskQueue });
+      return { result: await handle.result(), types: await activityTypes(handle) };
+    });
+    expect(types).toEqual(['chamvi.modelStep', 'chamvi.modelStep']);
+    expect(commentsOn(issue)).toBe(0);
+    const toolMessage = JSON.stringify(result.messages.find((m) => m.role === 'tool'));
+    expect(toolMessage).toContain('Invalid input for tool comment');
+    expect(toolMessage).toContain("Model tried to call unavailable tool 'delete_repo'");
+    expect(result.text).toBe('I could not do that.');
+  });
+
   it('an unknown agent name fails the run at once with a message naming the registered agents', async () => {
     const agent = createResponder({ githubUrl: github.url, model: scriptedModel([]) });
     const failure = await withWorker([agent], async (taskQueue) => {
