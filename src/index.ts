@@ -27,6 +27,7 @@ export {
   type EffectCall,
   type EffectEnv,
   type EffectResolution,
+  type FaultPoint,
 } from './effects/effect-protocol.js';
 export {
   consoleEffectLogger,
@@ -68,11 +69,8 @@ export {
 } from './errors/errors.js';
 export { EffectStoreSchemaError, InvalidEffectStoreSpecError } from './errors/errors.js';
 export { SqliteEffectStore, type SqliteEffectStoreOptions } from './stores/sqlite-effect-store.js';
-export {
-  PostgresEffectStore,
-  DEFAULT_PG_CONNECT_TIMEOUT_MS,
-  type PostgresEffectStoreOptions,
-} from './stores/postgres-effect-store.js';
+export { PostgresEffectStore, type PostgresEffectStoreOptions } from './stores/postgres-effect-store.js';
+export { DEFAULT_PG_CONNECT_TIMEOUT_MS, type PgPoolSource } from './stores/postgres-connection.js';
 export {
   createEffectStore,
   type CreateEffectStoreOptions,

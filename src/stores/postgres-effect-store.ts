@@ -1,28 +1,21 @@
-import { createHash } from 'node:crypto';
-import pg from 'pg';
 import { EffectStoreError } from '../errors/errors.js';
 import type { ClaimRequest, ClaimResult, ClaimToken, EffectClaims, EffectRecord } from './effect-store.js';
 import type { EffectRecordInput, FencedResult, IEffectStore } from './effect-store.js';
-import { fromRow, toRecordColumns } from './effect-row.js';
-import { ensurePgSchema, quoteIdentifier } from './postgres-schema.js';
-import { pgStatements, type PgRecordRow, type PgStatements } from './postgres-statements.js';
+import { toRecordColumns } from './effect-row.js';
+import { PgConnection, type PgPoolSource } from './postgres-connection.js';
+import { quoteIdentifier } from './postgres-schema.js';
+import { pgStatements, toRecord, type PgRecordRow, type PgStatements } from './postgres-statements.js';
 import { DEFAULT_RETENTION_MS, type RetentionOptions } from './record-codec.js';
 import { HASHED_KEY_PREFIX, prefixUpperBound, storageKey } from './storage-key.js';
 
 /** Options of {@link PostgresEffectStore}. */
-export interface PostgresEffectStoreOptions extends RetentionOptions {
-  /** An existing pool (the store never ends it), or `pg` pool options (the store owns and ends that pool). */
-  readonly pool?: pg.Pool | pg.PoolConfig;
-  /** Connection URL, when no `pool` is given. */
-  readonly connectionString?: string;
+export interface PostgresEffectStoreOptions extends RetentionOptions, PgPoolSource {
   /** Schema of the table, created if missing. Default `public`. */
   readonly schema?: string;
   /** Table name. Default `chamvi_effects`. */
   readonly table?: string;
 }
 
-/** Connect timeout of pools the store creates, in ms: an unreachable server fails the call fast. Default 3000. */
-export const DEFAULT_PG_CONNECT_TIMEOUT_MS = 3000;
 const PRUNE_BATCH = 500;
 // A refused claim is explained by a second read; if the row changed in between, claim again (bounded).
 const CLAIM_TRIES = 3;
@@ -36,37 +29,18 @@ const CLAIM_TRIES = 3;
  * timeout with an {@link EffectStoreError} naming host and port.
  */
 export class PostgresEffectStore implements IEffectStore, EffectClaims {
-  private readonly pool: pg.Pool;
-  private readonly ownsPool: boolean;
-  private readonly schema: string;
-  private readonly table: string;
+  private readonly conn: PgConnection;
   private readonly sql: PgStatements;
-  private readonly names: Map<string, string>;
   private readonly retentionMs: number;
-  private ready: Promise<void> | undefined;
 
   /** @param options a `postgres://` URL or {@link PostgresEffectStoreOptions}. */
   constructor(options: string | PostgresEffectStoreOptions) {
     const opts: PostgresEffectStoreOptions = typeof options === 'string' ? { connectionString: options } : options;
-    if (opts.pool instanceof pg.Pool) {
-      this.pool = opts.pool;
-      this.ownsPool = false;
-    } else {
-      const config: pg.PoolConfig = { connectionTimeoutMillis: DEFAULT_PG_CONNECT_TIMEOUT_MS, ...opts.pool };
-      if (opts.connectionString !== undefined) config.connectionString = opts.connectionString;
-      this.pool = new pg.Pool(config);
-      this.ownsPool = true;
-      // An idle connection dropped by the server must not crash the process; the next query reconnects.
-      this.pool.on('error', () => undefined);
-    }
-    this.schema = opts.schema ?? 'public';
-    this.table = opts.table ?? 'chamvi_effects';
-    const qualified = `${quoteIdentifier(this.schema, 'schema name')}.${quoteIdentifier(this.table, 'table name')}`;
+    const schema = opts.schema ?? 'public';
+    const table = opts.table ?? 'chamvi_effects';
+    const qualified = `${quoteIdentifier(schema, 'schema name')}.${quoteIdentifier(table, 'table name')}`;
     this.sql = pgStatements(qualified);
-    const tag = createHash('sha256').update(qualified).digest('hex').slice(0, 12);
-    this.names = new Map(
-      Object.entries(this.sql).map(([op, text]): [string, string] => [text as string, `chamvi_${op}_${tag}`]),
-    );
+    this.conn = new PgConnection(opts, schema, table);
     this.retentionMs = opts.retentionMs ?? DEFAULT_RETENTION_MS;
   }
 
@@ -132,7 +106,7 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims {
     let deleted = 0;
     while (deleted < limit) {
       const batch = Math.min(PRUNE_BATCH, limit - deleted);
-      const changes = (await this.exec(this.sql.prune, [batch])).rowCount ?? 0;
+      const changes = (await this.conn.exec(this.sql.prune, [batch])).rowCount ?? 0;
       deleted += changes;
       if (changes < batch) break;
     }
@@ -149,7 +123,7 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims {
 
   /** Ends the pool if the store created it; a pool handed in is left to its owner. */
   async close(): Promise<void> {
-    if (this.ownsPool && !this.pool.ended && !this.pool.ending) await this.pool.end();
+    await this.conn.close();
   }
 
   private async lost(key: string): Promise<FencedResult> {
@@ -164,65 +138,12 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims {
   }
 
   private async query<R>(text: string, values: unknown[]): Promise<R[]> {
-    return (await this.exec(text, values)).rows as R[];
-  }
-
-  /** Runs a named (prepared once per connection) statement, creating the schema first on first use. */
-  private async exec(text: string, values: unknown[]): Promise<pg.QueryResult> {
-    try {
-      this.ready ??= this.createSchema();
-      await this.ready;
-      return await this.pool.query({ name: this.names.get(text) ?? 'chamvi_unnamed', text, values });
-    } catch (error) {
-      throw this.describeFailure(error);
-    }
-  }
-
-  private async createSchema(): Promise<void> {
-    try {
-      const client = await this.pool.connect();
-      try {
-        await ensurePgSchema(client, this.schema, this.table);
-      } finally {
-        client.release();
-      }
-    } catch (error) {
-      this.ready = undefined; // the next call tries again (the server may be back)
-      throw error;
-    }
-  }
-
-  private describeFailure(error: unknown): unknown {
-    if (!isConnectionFailure(error)) return error;
-    const o = this.pool.options as pg.PoolConfig;
-    const url = o.connectionString === undefined ? undefined : new URL(o.connectionString);
-    const host = url?.hostname || o.host || process.env['PGHOST'] || 'localhost';
-    const port = url?.port || o.port || process.env['PGPORT'] || 5432;
-    const reason = String((error as { message?: unknown }).message ?? error);
-    return new EffectStoreError(
-      `Could not reach the PostgreSQL effect store at ${host}:${port} (${reason}). Check that the server is up and reachable; the call can be retried.`,
-      { cause: error },
-    );
+    return (await this.conn.exec(text, values)).rows as R[];
   }
 }
 
 function tokenValues(token: ClaimToken): unknown[] {
   return [storageKey(token.key), token.key, token.owner, token.fence];
-}
-
-function toRecord(row: PgRecordRow): EffectRecord {
-  return fromRow({
-    key: row.key,
-    toolName: row.tool_name,
-    origin: row.origin,
-    result: row.result,
-    resultUndefined: row.result_undefined,
-    recordedAt: row.recorded_at.toISOString(),
-    expiresAt: row.expires_at === null ? null : row.expires_at.toISOString(),
-    runId: row.run_id,
-    attempt: row.attempt,
-    fingerprint: row.fingerprint,
-  });
 }
 
 function checked(key: string, row: PgRecordRow): EffectRecord {
@@ -233,27 +154,5 @@ function checked(key: string, row: PgRecordRow): EffectRecord {
 function collision(key: string): EffectStoreError {
   return new EffectStoreError(
     `Effect key "${key.slice(0, 80)}…" shares its stored (hashed) key with another key; refusing to mix their records.`,
-  );
-}
-
-const CONNECTION_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EAI_AGAIN',
-]);
-
-// Duck-typed rather than `instanceof Error`: socket errors may come from another realm (jest, vm).
-function isConnectionFailure(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const { code, errors, message } = error as { code?: unknown; errors?: unknown; message?: unknown };
-  if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
-  if (Array.isArray(errors) && errors.some(isConnectionFailure)) return true;
-  return (
-    typeof message === 'string' &&
-    /timeout exceeded when trying to connect|Connection terminated|connection timeout/i.test(message)
   );
 }

@@ -1,4 +1,5 @@
-import type { EffectOrigin } from './effect-store.js';
+import { fromRow } from './effect-row.js';
+import type { EffectOrigin, EffectRecord } from './effect-store.js';
 
 /** A finished record's row as the PostgreSQL statements return it. */
 export interface PgRecordRow {
@@ -94,4 +95,20 @@ export function pgStatements(table: string): PgStatements {
       SELECT ${RECORD} FROM ${t}
       WHERE ((id >= $1 AND id < $2) OR (id >= $3 AND id < $4)) AND starts_with(key, $1) AND ${LIVE_RECORD}`,
   };
+}
+
+/** The record of a finished row. */
+export function toRecord(row: PgRecordRow): EffectRecord {
+  return fromRow({
+    key: row.key,
+    toolName: row.tool_name,
+    origin: row.origin,
+    result: row.result,
+    resultUndefined: row.result_undefined,
+    recordedAt: row.recorded_at.toISOString(),
+    expiresAt: row.expires_at === null ? null : row.expires_at.toISOString(),
+    runId: row.run_id,
+    attempt: row.attempt,
+    fingerprint: row.fingerprint,
+  });
 }

@@ -1,4 +1,3 @@
-import { DatabaseSync } from 'node:sqlite';
 import { EffectStoreError } from '../errors/errors.js';
 import type {
   ClaimRequest,
@@ -9,10 +8,11 @@ import type {
   EffectRecordInput,
 } from './effect-store.js';
 import type { FencedResult, IEffectStore } from './effect-store.js';
-import { fromRow, toRecordColumns, type RecordColumns } from './effect-row.js';
+import { toRecordColumns, type RecordColumns } from './effect-row.js';
 import { DEFAULT_RETENTION_MS, type RetentionOptions } from './record-codec.js';
-import { ensureSqliteSchema, checkIdentifier } from './sqlite-schema.js';
-import { sqliteStatements, type SqliteRow, type SqliteStatements } from './sqlite-statements.js';
+import { SqliteConnection } from './sqlite-connection.js';
+import { checkIdentifier } from './sqlite-schema.js';
+import { toRecord, type SqliteRow, type SqliteStatements } from './sqlite-statements.js';
 import { parseStoreSpec } from './store-spec.js';
 import { HASHED_KEY_PREFIX, prefixUpperBound, storageKey } from './storage-key.js';
 
@@ -28,8 +28,6 @@ export interface SqliteEffectStoreOptions extends RetentionOptions {
 
 /** Rows per DELETE in {@link SqliteEffectStore.prune}, so a prune never holds the write lock for long. */
 const PRUNE_BATCH = 500;
-/** How long SQLite itself may block the event loop on a lock before the store retries asynchronously, in ms. */
-const SYNC_BUSY_MS = 20;
 
 /**
  * The embedded effect store: one SQLite file (Node's built-in `node:sqlite`), shared safely by
@@ -45,9 +43,7 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims {
   readonly path: string;
   private readonly table: string;
   private readonly retentionMs: number;
-  private readonly busyTimeoutMs: number;
-  private db: DatabaseSync | undefined;
-  private sql: SqliteStatements | undefined;
+  private readonly conn: SqliteConnection;
 
   /** @param options a file path, an `sqlite:` URL, or {@link SqliteEffectStoreOptions}. */
   constructor(options: string | SqliteEffectStoreOptions) {
@@ -56,18 +52,18 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims {
     this.path = spec?.kind === 'sqlite' ? spec.path : opts.path;
     this.table = checkIdentifier(opts.table ?? 'chamvi_effects', 'table name');
     this.retentionMs = opts.retentionMs ?? DEFAULT_RETENTION_MS;
-    this.busyTimeoutMs = opts.busyTimeoutMs ?? 5000;
+    this.conn = new SqliteConnection(this.path, this.table, opts.busyTimeoutMs ?? 5000);
   }
 
   /** The finished record for `key`, or `undefined` (also when it has expired). */
   get(key: string): Promise<EffectRecord | undefined> {
-    return this.run((sql) => this.finished(sql, key));
+    return this.conn.run((sql) => this.finished(sql, key));
   }
 
   /** First writer wins: writes the record unless one is finished (an open claim is finished by it); returns the stored one. */
   put(key: string, record: EffectRecordInput): Promise<EffectRecord> {
-    return this.run((sql) =>
-      this.tx(() => {
+    return this.conn.run((sql) =>
+      this.conn.tx(() => {
         const row = sql.put.get({ ...this.recordParams(record), id: storageKey(key), key });
         return row === undefined ? this.winner(sql, key) : toRecord(row as unknown as SqliteRow);
       }),
@@ -75,8 +71,8 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims {
   }
 
   claim(key: string, request: ClaimRequest): Promise<ClaimResult> {
-    return this.run((sql) =>
-      this.tx((): ClaimResult => {
+    return this.conn.run((sql) =>
+      this.conn.tx((): ClaimResult => {
         const acquired = sql.claim.get({
           id: storageKey(key),
           key,
@@ -103,8 +99,8 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims {
   }
 
   complete(token: ClaimToken, record: EffectRecordInput): Promise<FencedResult> {
-    return this.run((sql) =>
-      this.tx((): FencedResult => {
+    return this.conn.run((sql) =>
+      this.conn.tx((): FencedResult => {
         const row = sql.complete.get({ ...this.recordParams(record), ...tokenParams(token) });
         return row === undefined
           ? lost(this.finished(sql, token.key))
@@ -126,7 +122,7 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims {
     let deleted = 0;
     while (deleted < limit) {
       const batch = Math.min(PRUNE_BATCH, limit - deleted);
-      const changes = await this.run((sql) => Number(sql.prune.run({ n: batch }).changes));
+      const changes = await this.conn.run((sql) => Number(sql.prune.run({ n: batch }).changes));
       deleted += changes;
       if (changes < batch) break;
     }
@@ -135,7 +131,7 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims {
 
   /** Finished, unexpired records whose key starts with `prefix` (a run id, say), in key order. */
   list(prefix: string): Promise<EffectRecord[]> {
-    return this.run((sql) => {
+    return this.conn.run((sql) => {
       const rows = sql.list.all({
         p: prefix,
         upper: prefixUpperBound(prefix),
@@ -147,15 +143,15 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims {
 
   /** Closes the database file. Later calls reopen it. */
   close(): Promise<void> {
-    this.db?.close();
-    this.db = undefined;
-    this.sql = undefined;
+    this.conn.close();
     return Promise.resolve();
   }
 
   private fenced(token: ClaimToken, update: (sql: SqliteStatements) => unknown): Promise<FencedResult> {
-    return this.run((sql) =>
-      this.tx((): FencedResult => (update(sql) === undefined ? lost(this.finished(sql, token.key)) : { status: 'ok' })),
+    return this.conn.run((sql) =>
+      this.conn.tx((): FencedResult =>
+        update(sql) === undefined ? lost(this.finished(sql, token.key)) : { status: 'ok' },
+      ),
     );
   }
 
@@ -186,71 +182,10 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims {
       retention: this.retentionMs,
     };
   }
-
-  private tx<T>(work: () => T): T {
-    const db = this.db as DatabaseSync;
-    // IMMEDIATE takes the write lock up front: the conditional write and the read that explains a
-    // refusal see one state, and a lock conflict shows up here (retried) rather than mid-transaction.
-    db.exec('BEGIN IMMEDIATE');
-    try {
-      const result = work();
-      db.exec('COMMIT');
-      return result;
-    } catch (error) {
-      if (db.isTransaction) db.exec('ROLLBACK');
-      throw error;
-    }
-  }
-
-  /** Runs `op` on the open database, retrying asynchronously while another process holds the lock. */
-  private async run<T>(op: (sql: SqliteStatements) => T): Promise<T> {
-    const deadline = Date.now() + this.busyTimeoutMs;
-    for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
-      try {
-        return op(this.open());
-      } catch (error) {
-        if (!isBusy(error) || Date.now() >= deadline) throw error;
-      }
-      await new Promise((resolve) => setTimeout(resolve, pause * (0.5 + Math.random())));
-    }
-  }
-
-  private open(): SqliteStatements {
-    if (this.sql !== undefined) return this.sql;
-    const db = new DatabaseSync(this.path);
-    try {
-      db.exec(`PRAGMA busy_timeout = ${SYNC_BUSY_MS}`);
-      db.exec('PRAGMA journal_mode = WAL');
-      db.exec('PRAGMA synchronous = FULL');
-      this.db = db;
-      this.tx(() => ensureSqliteSchema(db, this.table, this.path));
-      this.sql = sqliteStatements(db, this.table);
-      return this.sql;
-    } catch (error) {
-      this.db = undefined;
-      db.close();
-      throw error;
-    }
-  }
 }
 
 function tokenParams(token: ClaimToken): Record<string, string | number> {
   return { id: storageKey(token.key), key: token.key, owner: token.owner, fence: token.fence };
-}
-
-function toRecord(row: SqliteRow): EffectRecord {
-  return fromRow({
-    key: row.key,
-    toolName: row.tool_name,
-    origin: row.origin,
-    result: row.result,
-    resultUndefined: row.result_undefined === 1,
-    recordedAt: row.recorded_at,
-    expiresAt: row.expires_at === null ? null : new Date(row.expires_at).toISOString(),
-    runId: row.run_id,
-    attempt: row.attempt,
-    fingerprint: row.fingerprint,
-  });
 }
 
 function lost(record: EffectRecord | undefined): FencedResult {
@@ -261,10 +196,4 @@ function collision(key: string, stored: string): EffectStoreError {
   return new EffectStoreError(
     `Effect key "${key.slice(0, 80)}…" hashes to the same stored key as "${stored.slice(0, 80)}…"; refusing to mix their records.`,
   );
-}
-
-function isBusy(error: unknown): boolean {
-  const code = (error as { errcode?: unknown }).errcode;
-  // SQLITE_BUSY (5) and SQLITE_LOCKED (6), extended codes included (low byte).
-  return typeof code === 'number' && ((code & 0xff) === 5 || (code & 0xff) === 6);
 }

@@ -1,5 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { EffectOrigin } from './effect-store.js';
+import { fromRow } from './effect-row.js';
+import type { EffectOrigin, EffectRecord } from './effect-store.js';
 import { SQLITE_NOW_ISO as NOW_ISO, SQLITE_NOW_MS as NOW } from './sqlite-schema.js';
 
 /** A finished record's row as the SQLite statements return it (times in epoch ms). */
@@ -86,4 +87,20 @@ export function sqliteStatements(db: DatabaseSync, table: string): SqliteStateme
       WHERE ((id >= :p AND id < :upper) OR (id >= :hashed AND id < :hashed || char(0x10ffff)))
         AND substr(key, 1, length(:p)) = :p AND ${LIVE_RECORD}`),
   };
+}
+
+/** The record of a finished row (epoch-ms times become ISO 8601). */
+export function toRecord(row: SqliteRow): EffectRecord {
+  return fromRow({
+    key: row.key,
+    toolName: row.tool_name,
+    origin: row.origin,
+    result: row.result,
+    resultUndefined: row.result_undefined === 1,
+    recordedAt: row.recorded_at,
+    expiresAt: row.expires_at === null ? null : new Date(row.expires_at).toISOString(),
+    runId: row.run_id,
+    attempt: row.attempt,
+    fingerprint: row.fingerprint,
+  });
 }

@@ -219,10 +219,11 @@ export function effectStoreConformance(harness: StoreHarness): void {
     });
 
     it('prune deletes only expired finished records, in bounded batches', async () => {
-      const store = await fresh({ retentionMs: 150 });
+      // Retention long enough that "fresh" cannot expire before the checks on a loaded machine.
+      const store = await fresh({ retentionMs: 600 });
       for (let i = 0; i < 5; i++) await store.put(`old-${i}`, input(i));
       await acquire(store, 'open-claim', 'A', 0);
-      await harness.advance(300);
+      await harness.advance(800);
       await store.put('fresh', input('fresh'));
       expect(await store.prune(2)).toBe(2);
       expect(await store.prune(10)).toBe(3);

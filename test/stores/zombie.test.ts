@@ -29,6 +29,7 @@ const dir = mkdtempSync(join(tmpdir(), 'chamvi-zombie-'));
 const schema = `chamvi_zombie_${process.pid}`;
 const admin = new pg.Pool({ connectionString: PG_URL, max: 1 });
 let tables = 0;
+const logger = { warn: () => undefined };
 
 type Store = IEffectStore & EffectClaims;
 /** A second handle on the same store object, so in-process call sharing does not merge the attempts. */
@@ -70,7 +71,7 @@ const backends: [string, () => [ManagedEffectStore, ManagedEffectStore]][] = [
 ];
 
 /** A remote system with markers, an effect tool on it, and a counter of applications. */
-function world(stall: { inAlreadyApplied?: number; inExecute?: number }) {
+function world(stall: { inAlreadyApplied?: number; inExecute?: number; after?: () => void }) {
   const remote = new Map<string, string>();
   let applied = 0;
   let alreadyAppliedCalls = 0;
@@ -80,7 +81,10 @@ function world(stall: { inAlreadyApplied?: number; inExecute?: number }) {
     effectKey: () => 'run-z:comment:1',
     alreadyApplied: async (key) => {
       const seen = remote.get(key); // looked up before a possible stall, like a slow remote read
-      if (++alreadyAppliedCalls === 1 && stall.inAlreadyApplied) await sleep(stall.inAlreadyApplied);
+      if (++alreadyAppliedCalls === 1 && stall.inAlreadyApplied) {
+        await sleep(stall.inAlreadyApplied);
+        stall.after?.();
+      }
       return seen === undefined ? undefined : { id: seen, body: 'hello' };
     },
     execute: async ({ body }) => {
@@ -111,8 +115,14 @@ describe.each(backends)('zombie attempts on the %s store', (_name, open) => {
   it('an attempt that stalls past its lease before the effect learns it lost on renew and does not apply', async () => {
     const [a, b] = open();
     opened.push(a, b);
-    const w = world({ inAlreadyApplied: LEASE * 3 });
-    const first = applyEffect(w.call('a'), { store: handle(a), attempt: 1, owner: 'A', leaseMs: LEASE });
+    // While A stalls its renewals (heartbeats) do not reach the store, as when its worker is
+    // partitioned or its event loop blocked; the renew right before the effect does.
+    let partitioned = true;
+    const w = world({ inAlreadyApplied: LEASE * 3, after: () => (partitioned = false) });
+    const zombie = handle(a, {
+      renew: async (token, ms) => (partitioned ? { status: 'ok' } : a.renew(token, ms)),
+    });
+    const first = applyEffect(w.call('a'), { store: zombie, attempt: 1, owner: 'A', leaseMs: LEASE, logger });
     const failed = first.catch((e: unknown) => e);
     await sleep(LEASE * 1.5);
     const second = await applyEffect(w.call('b'), { store: handle(b), attempt: 2, owner: 'B', leaseMs: 10_000 });
@@ -129,7 +139,7 @@ describe.each(backends)('zombie attempts on the %s store', (_name, open) => {
     const w = world({ inExecute: LEASE * 3 });
     // A's renewals never reach the store, as when its worker is partitioned away.
     const frozen = handle(a, { renew: async () => ({ status: 'ok' }) });
-    const first = applyEffect(w.call('a'), { store: frozen, attempt: 1, owner: 'A', leaseMs: LEASE });
+    const first = applyEffect(w.call('a'), { store: frozen, attempt: 1, owner: 'A', leaseMs: LEASE, logger });
     await sleep(LEASE * 1.5);
     const second = await applyEffect(w.call('b'), { store: handle(b), attempt: 2, owner: 'B', leaseMs: 10_000 });
     expect(second.report.outcome).toBe('reconciled');

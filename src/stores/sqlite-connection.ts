@@ -1,0 +1,89 @@
+import { DatabaseSync } from 'node:sqlite';
+import { ensureSqliteSchema } from './sqlite-schema.js';
+import { sqliteStatements, type SqliteStatements } from './sqlite-statements.js';
+
+/** How long SQLite itself may block the event loop on a lock before the store retries asynchronously, in ms. */
+const SYNC_BUSY_MS = 20;
+
+/**
+ * One connection to an SQLite effect store file: opened (WAL, `synchronous=FULL`, schema created
+ * or checked) on first use, with lock waits that keep the event loop running.
+ */
+export class SqliteConnection {
+  private db: DatabaseSync | undefined;
+  private sql: SqliteStatements | undefined;
+
+  /** @param busyTimeoutMs how long one operation waits for another process's write lock, in ms. */
+  constructor(
+    private readonly path: string,
+    private readonly table: string,
+    private readonly busyTimeoutMs: number,
+  ) {}
+
+  /**
+   * Runs `op` on the open database. While another process holds the write lock, SQLite blocks
+   * for at most a few ms, then this retries asynchronously with jittered backoff until
+   * `busyTimeoutMs`, so heartbeats and timers keep running; after that the error is thrown.
+   */
+  async run<T>(op: (sql: SqliteStatements) => T): Promise<T> {
+    const deadline = Date.now() + this.busyTimeoutMs;
+    for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
+      try {
+        return op(this.open());
+      } catch (error) {
+        if (!isBusy(error) || Date.now() >= deadline) throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, pause * (0.5 + Math.random())));
+    }
+  }
+
+  /**
+   * Runs `work` in a `BEGIN IMMEDIATE` transaction. IMMEDIATE takes the write lock up front: a
+   * conditional write and the read that explains a refusal see one state, and a lock conflict
+   * shows up at BEGIN (and is retried by {@link run}) rather than halfway through.
+   */
+  tx<T>(work: () => T): T {
+    const db = this.db;
+    if (db === undefined) throw new Error('SqliteConnection.tx called before the database was opened');
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = work();
+      db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (db.isTransaction) db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
+  /** Closes the file; the next {@link run} reopens it. */
+  close(): void {
+    this.db?.close();
+    this.db = undefined;
+    this.sql = undefined;
+  }
+
+  private open(): SqliteStatements {
+    if (this.sql !== undefined) return this.sql;
+    const db = new DatabaseSync(this.path);
+    try {
+      db.exec(`PRAGMA busy_timeout = ${SYNC_BUSY_MS}`);
+      db.exec('PRAGMA journal_mode = WAL');
+      db.exec('PRAGMA synchronous = FULL');
+      this.db = db;
+      this.tx(() => ensureSqliteSchema(db, this.table, this.path));
+      this.sql = sqliteStatements(db, this.table);
+      return this.sql;
+    } catch (error) {
+      this.db = undefined;
+      db.close();
+      throw error;
+    }
+  }
+}
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { errcode?: unknown }).errcode;
+  // SQLITE_BUSY (5) and SQLITE_LOCKED (6), extended codes included (low byte).
+  return typeof code === 'number' && ((code & 0xff) === 5 || (code & 0xff) === 6);
+}
