@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import type { Tool } from 'ai';
 import { isEffectTool } from '../src/effects/define-effect-tool.js';
-import { applyEffect } from '../src/effects/effect-protocol.js';
+import { applyEffect, type FaultPoint } from '../src/effects/effect-protocol.js';
 import { InvalidEffectToolError, ToolNotAllowedError } from '../src/errors/errors.js';
 import type { IEffectStore } from '../src/stores/effect-store.js';
 import type { ToolCallInput, ToolCallResult } from '../workflows/types.js';
@@ -15,6 +15,8 @@ import { toModelOutput } from './model-output.js';
 export interface EffectCallHooks {
   /** Called right before `execute`, after the claim was renewed and cancellation checked. */
   readonly beforeEffect?: (key: string, input: ToolCallInput) => Promise<void> | void;
+  /** Called at each named point of the protocol with the attempt number; throw or kill the process to crash there. */
+  readonly fault?: (point: FaultPoint, key: string, call: { readonly input: ToolCallInput; readonly attempt: number }) => Promise<void> | void;
 }
 
 /**
@@ -67,6 +69,9 @@ export function createEffectCallActivity(registry: AgentRegistry, store: IEffect
             owner: `${info.workflowExecution?.workflowId ?? "standalone"}/${info.activityId}#${info.attempt}/${randomUUID()}`,
             leaseMs,
             busyWaitMs: Math.min(leaseMs, 10_000),
+            ...(hooks.fault !== undefined
+              ? { fault: (point: FaultPoint, key: string) => hooks.fault?.(point, key, { input, attempt: info.attempt }) }
+              : {}),
             beforeEffect: (key) => {
               Context.current().heartbeat();
               return hooks.beforeEffect?.(key, input);

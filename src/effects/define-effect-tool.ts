@@ -36,12 +36,16 @@ export type EffectToolDefinition<INPUT, OUTPUT, CONTEXT extends ToolContext = To
   execute: ToolExecuteFunction<INPUT, OUTPUT, CONTEXT>;
 } & EffectToolHooks<INPUT, OUTPUT, CONTEXT>;
 
-/** An AI SDK tool carrying the effect brand; usable anywhere a tool is. */
+/**
+ * An AI SDK tool carrying the effect brand; usable anywhere a tool is. The brand (the
+ * non-enumerable `EFFECT_TOOL` symbol) is a runtime mark checked by {@link isEffectTool}; it is
+ * left out of the type so that declaration files of modules exporting effect tools can name it.
+ */
 export type EffectTool<
   INPUT = unknown,
   OUTPUT = unknown,
   CONTEXT extends ToolContext = ToolContext,
-> = EffectToolDefinition<INPUT, OUTPUT, CONTEXT> & { readonly [EFFECT_TOOL]: true };
+> = EffectToolDefinition<INPUT, OUTPUT, CONTEXT>;
 
 /**
  * Defines an effect tool: an AI SDK tool whose side effect applies at most once per effect key.

@@ -34,7 +34,25 @@ export interface EffectEnv {
   readonly beforeEffect?: (key: string) => Promise<void> | void;
   /** Called when the result could not be recorded after the effect (the call still succeeds). */
   readonly onRecordFailed?: (key: string, record: EffectRecordInput, error: unknown) => void;
+  /**
+   * Fault injection for crash tests (`@chamvi/temporal/testing`): called at each named point of the
+   * protocol; throwing (or killing the process) there simulates a crash at that point.
+   */
+  readonly fault?: (point: FaultPoint, key: string) => void | Promise<void>;
 }
+
+/**
+ * Named points of the protocol, in order, where a crash can be injected: before the store read;
+ * in `alreadyApplied` (before it runs); before the effect (`execute`); after the effect, before
+ * `execute` returns (the crash window); before the record; during the record (the write fails).
+ */
+export type FaultPoint =
+  | 'before-store-read'
+  | 'in-already-applied'
+  | 'before-effect'
+  | 'after-effect'
+  | 'before-record'
+  | 'during-record';
 
 /** One call of an effect tool. */
 export interface EffectCall<INPUT = unknown, OUTPUT = unknown> {
@@ -124,6 +142,7 @@ async function runProtocol(
     ...(recordPending ? { recordPending } : {}),
   });
 
+  if (env.fault) await env.fault('before-store-read', key);
   const existing = await storeRead(() => store.get(key), key, 'read');
   if (existing !== undefined) return { result: existing.result, report: report('recorded') };
 
@@ -152,22 +171,28 @@ async function runProtocol(
   try {
     // The lease is renewed from the claim until the record, so a slow alreadyApplied keeps it too.
     outcome = await withLeaseRenewal(store, token, leaseMs, call.ctx.run.signal, logger, async () => {
+      if (env.fault) await env.fault('in-already-applied', key);
       const remote =
         call.tool.alreadyApplied === undefined ? undefined : await call.tool.alreadyApplied(key, call.input, call.ctx);
       if (remote !== undefined) return { origin: 'reconciled' as const, result: remote };
       if (token !== undefined && hasClaims(store)) await assertStillOwner(store, token, leaseMs);
       call.ctx.run.signal.throwIfAborted();
       await env.beforeEffect?.(key);
-      return { origin: 'executed' as const, result: await runExecute(call, onChunk) };
+      if (env.fault) await env.fault('before-effect', key);
+      const executed = await runExecute(call, onChunk);
+      if (env.fault) await env.fault('after-effect', key);
+      return { origin: 'executed' as const, result: executed };
     });
   } catch (error) {
     if (token !== undefined && hasClaims(store)) await releaseQuietly(store, token, logger);
     throw error;
   }
   const { origin, result } = outcome;
+  if (env.fault) await env.fault('before-record', key);
 
   const record = recordInput(result, origin);
   try {
+    if (env.fault) await env.fault('during-record', key);
     const winner = await writeRecord(store, key, token, record);
     return { result: winner === undefined ? result : winner.result, report: report(origin) };
   } catch (error) {

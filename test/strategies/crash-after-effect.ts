@@ -5,6 +5,7 @@ import {
   MemoryEffectStore,
   wrapToolsForRun,
   type EffectTool,
+  type EffectToolDefinition,
   type IEffectStore,
   type ToolContext,
 } from '../../src/index.js';
@@ -23,14 +24,12 @@ export class SimulatedCrash extends Error {
  */
 export function crashAfterEffect<I, O>(tool: EffectTool<I, O>, times = 1): EffectTool<I, O> {
   let left = times;
-  return defineEffectTool<I, O>({
-    ...tool,
-    execute: async (input, options) => {
-      const result = await (tool.execute(input, options) as Promise<O>);
-      if (left-- > 0) throw new SimulatedCrash();
-      return result;
-    },
-  });
+  const execute: EffectTool<I, O>['execute'] = async (input, options) => {
+    const result = await (tool.execute(input, options) as Promise<O>);
+    if (left-- > 0) throw new SimulatedCrash();
+    return result;
+  };
+  return defineEffectTool<I, O>({ ...tool, execute } as EffectToolDefinition<I, O>);
 }
 
 /**
