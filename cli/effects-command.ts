@@ -1,0 +1,93 @@
+import { inspectEffects, type EffectInspectionRow } from '../src/index.js';
+import { parseFlags, required, TEMPORAL_OPTIONS } from './flags.js';
+import { ENV, temporalSettings } from './settings.js';
+import { openStore } from './store-flag.js';
+import { renderTable, shortKey } from './table.js';
+import { connectClient, temporalReachable } from './temporal-connection.js';
+
+export const EFFECTS_HELP = `Usage: chamvi effects <run id | workflow id> --store <sqlite path | postgres url> [options]
+
+Prints the effect store's records of a run as a table: tool, key, origin (executed: the tool ran;
+reconciled: alreadyApplied found the effect after a crash), attempt, and when it was recorded.
+Given a workflow id, resolves its first run id (the run id effect keys start with) through the
+Temporal server, when one is reachable.
+
+Options:
+  --store <spec>          effect store: ./effects.db, sqlite:effects.db, postgres://user@host/db [${ENV.store}]
+  --json                  print the records as JSON
+  --address <host:port>   Temporal frontend (default localhost:7233)  [${ENV.address}]
+  --namespace <ns>        Temporal namespace (default default)        [${ENV.namespace}]
+  -h, --help              show this help
+
+Exits 1 when the store holds no record for the run.`;
+
+/** The first run id of the latest run of `workflowId`, or undefined when no server or no such workflow. */
+export async function firstRunIdOf(
+  workflowId: string,
+  address: string,
+  namespace: string,
+): Promise<string | undefined> {
+  if (!(await temporalReachable(address))) return undefined;
+  const client = await connectClient(address, namespace);
+  try {
+    const history = await client.workflow.getHandle(workflowId).fetchHistory();
+    return history.events?.[0]?.workflowExecutionStartedEventAttributes?.firstExecutionRunId ?? undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await client.connection.close();
+  }
+}
+
+export function inspectionTable(rows: readonly EffectInspectionRow[]): string {
+  return renderTable(
+    ['tool', 'key', 'origin', 'attempt', 'recorded at'],
+    rows.map((r) => [
+      r.tool,
+      shortKey(r.key),
+      r.origin,
+      r.attempt === undefined ? '-' : String(r.attempt),
+      r.recordedAt,
+    ]),
+  );
+}
+
+export async function effectsCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseFlags(
+    'effects',
+    args,
+    { ...TEMPORAL_OPTIONS, store: { type: 'string' }, json: { type: 'boolean' } },
+    1,
+  );
+  if (values.help) {
+    process.stdout.write(`${EFFECTS_HELP}\n`);
+    return 0;
+  }
+  const id = required('effects', 'a run id or workflow id', positionals[0], 'chamvi effects <id> --store <spec>');
+  const store = await openStore('effects', values.store);
+  try {
+    let runId = id;
+    let rows = await inspectEffects(store, `${id}:`);
+    if (rows.length === 0) {
+      const { address, namespace } = temporalSettings(values);
+      const resolved = await firstRunIdOf(id, address, namespace);
+      if (resolved !== undefined) {
+        runId = resolved;
+        rows = await inspectEffects(store, `${resolved}:`);
+      }
+    }
+    if (values.json) {
+      process.stdout.write(`${JSON.stringify({ runId, effects: rows }, null, 2)}\n`);
+    } else if (rows.length > 0) {
+      const via = runId === id ? '' : ` (workflow ${id})`;
+      process.stdout.write(`effects of run ${runId}${via}:\n${inspectionTable(rows)}\n`);
+    }
+    if (rows.length === 0) {
+      process.stderr.write(`chamvi: effects: no effect records for "${id}" in this store\n`);
+      return 1;
+    }
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
