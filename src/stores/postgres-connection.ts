@@ -24,6 +24,7 @@ export class PgConnection {
   private readonly ownsPool: boolean;
   private readonly names = new Map<string, string>();
   private ready: Promise<void> | undefined;
+  private isReady = false;
 
   constructor(
     source: PgPoolSource,
@@ -46,8 +47,11 @@ export class PgConnection {
   /** Runs `text` with `values` (schema created first on first use). */
   async exec(text: string, values: unknown[]): Promise<pg.QueryResult> {
     try {
-      this.ready ??= this.createSchema();
-      await this.ready;
+      if (!this.isReady) {
+        this.ready ??= this.createSchema();
+        await this.ready;
+        this.isReady = true; // later calls skip the extra await on the hot path
+      }
       return await this.pool.query({ name: this.nameOf(text), text, values });
     } catch (error) {
       throw this.describeFailure(error);
