@@ -79,7 +79,9 @@ await worker.runUntil(async () => {
     `${(s.activities / s.toolCalls).toFixed(2)} activities, ${(s.events / s.toolCalls).toFixed(1)} history events per tool call (whole run: ${s.events} events)`;
   console.log(`effect tools: median ${median(effect).toFixed(1)} ms per ${STEPS}-step run; ${perCall(effectShape)}`);
   console.log(`plain tools:  median ${median(plain).toFixed(1)} ms per ${STEPS}-step run; ${perCall(plainShape)}`);
-  console.log(`wall-time ratio effect/plain (median of ${SEQUENTIAL_RUNS} interleaved runs): ${(median(effect) / median(plain)).toFixed(3)}`);
+  console.log(
+    `wall-time ratio effect/plain (median of ${SEQUENTIAL_RUNS} interleaved runs): ${(median(effect) / median(plain)).toFixed(3)}`,
+  );
 
   const started = performance.now();
   const latencies = await Promise.all(

@@ -3,3 +3,19 @@ export { scriptedModel, type ScriptedStep, type ScriptedToolCall, type ScriptEnt
 export { createDevServerEnvironment, createTimeSkippingEnvironment } from './test-environment.js';
 export { findTemporalBinary, temporalExecutable } from './temporal-binaries.js';
 export * from './github/index.js';
+export {
+  FaultInjector,
+  InjectedFault,
+  type FaultHit,
+  type FaultMode,
+  type FaultRule,
+} from './fault-injector.js';
+export { FlakyEffectStore, StoreHiccup, type FlakyStoreOptions, type StoreOperation } from './flaky-store.js';
+export {
+  runAgentUnderTest,
+  runAll,
+  summarizeActivities,
+  type ActivitySummary,
+  type AgentTestRun,
+  type RunAgentUnderTestOptions,
+} from './run-agent-under-test.js';

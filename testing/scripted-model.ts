@@ -1,4 +1,9 @@
-import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4Content,
+  LanguageModelV4GenerateResult,
+} from '@ai-sdk/provider';
 
 /** A tool call a scripted step makes. */
 export interface ScriptedToolCall {
@@ -15,7 +20,8 @@ export interface ScriptedStep {
 }
 
 /** A step given directly, or computed from the call (the prompt, and how often this step was asked). */
-export type ScriptEntry = ScriptedStep | ((call: { prompt: LanguageModelV4CallOptions['prompt']; attempt: number }) => ScriptedStep);
+export type ScriptEntry =
+  ScriptedStep | ((call: { prompt: LanguageModelV4CallOptions['prompt']; attempt: number }) => ScriptedStep);
 
 /**
  * A deterministic language model for tests and demos. It answers step N of a run (N = the number
@@ -24,7 +30,10 @@ export type ScriptEntry = ScriptedStep | ((call: { prompt: LanguageModelV4CallOp
  * asked, 2 for the redo, ...). It throws when the run asks for a step past the script's end, so
  * a test never silently loops.
  */
-export function scriptedModel(script: readonly ScriptEntry[], options: { modelId?: string } = {}): LanguageModelV4 & { readonly calls: number } {
+export function scriptedModel(
+  script: readonly ScriptEntry[],
+  options: { modelId?: string } = {},
+): LanguageModelV4 & { readonly calls: number } {
   const asked = new Map<number, number>();
   let calls = 0;
   const model = {
@@ -43,14 +52,21 @@ export function scriptedModel(script: readonly ScriptEntry[], options: { modelId
       const entry = script[step];
       if (entry === undefined) {
         return Promise.reject(
-          new Error(`scriptedModel: the run asked for step ${step}, but the script has ${script.length} step(s). Add a step, or lower maxSteps.`),
+          new Error(
+            `scriptedModel: the run asked for step ${step}, but the script has ${script.length} step(s). Add a step, or lower maxSteps.`,
+          ),
         );
       }
       const scripted = typeof entry === 'function' ? entry({ prompt: call.prompt, attempt }) : entry;
       const content: LanguageModelV4Content[] = [];
       if (scripted.text !== undefined) content.push({ type: 'text', text: scripted.text });
       (scripted.toolCalls ?? []).forEach((tc, i) =>
-        content.push({ type: 'tool-call', toolCallId: tc.toolCallId ?? `call-${step}-${i}`, toolName: tc.toolName, input: JSON.stringify(tc.input) }),
+        content.push({
+          type: 'tool-call',
+          toolCallId: tc.toolCallId ?? `call-${step}-${i}`,
+          toolName: tc.toolName,
+          input: JSON.stringify(tc.input),
+        }),
       );
       const hasCalls = (scripted.toolCalls ?? []).length > 0;
       return Promise.resolve({
@@ -67,5 +83,5 @@ export function scriptedModel(script: readonly ScriptEntry[], options: { modelId
       throw new Error('scriptedModel supports generateText only (the agent engines call the model without streaming).');
     },
   };
-  return model as unknown as LanguageModelV4 & { readonly calls: number };
+  return model;
 }

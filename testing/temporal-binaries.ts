@@ -12,7 +12,8 @@ export function findTemporalBinary(kind: 'test-server' | 'cli', cwd: string = pr
   const name = kind === 'test-server' ? 'temporal-test-server' : 'temporal';
   const fromEnv = process.env[envVar];
   if (fromEnv !== undefined && fromEnv !== '') {
-    if (!isExecutable(fromEnv)) throw new Error(`${envVar}=${fromEnv} is not an executable file. Fix the path, or unset ${envVar}.`);
+    if (!isExecutable(fromEnv))
+      throw new Error(`${envVar}=${fromEnv} is not an executable file. Fix the path, or unset ${envVar}.`);
     return fromEnv;
   }
   const dirs = [...(process.env['PATH'] ?? '').split(delimiter).filter(Boolean), join(cwd, '.tools', 'py', 'bin')];

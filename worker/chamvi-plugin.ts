@@ -27,6 +27,8 @@ export function chamviPlugin(options: ChamviPluginOptions): SimplePlugin {
     name: 'chamvi',
     activities: (existing) => ({ ...(existing ?? {}), ...activities }),
     workflowsPath: (existing) =>
-      options.workflowsPath === false ? (existing as string) : (existing ?? options.workflowsPath ?? chamviWorkflowsPath()),
+      options.workflowsPath === false
+        ? (existing as string)
+        : (existing ?? options.workflowsPath ?? chamviWorkflowsPath()),
   });
 }

@@ -15,7 +15,10 @@ export type StartAgentRunOptions = AgentWorkflowInput & {
  * Starts the generic agent workflow for a registered agent, without writing workflow code.
  * Returns the workflow handle; `await handle.result()` gives the text, steps and effect report.
  */
-export async function startAgentRun(client: Client, options: StartAgentRunOptions): Promise<WorkflowHandleWithFirstExecutionRunId<typeof agentWorkflow>> {
+export async function startAgentRun(
+  client: Client,
+  options: StartAgentRunOptions,
+): Promise<WorkflowHandleWithFirstExecutionRunId<typeof agentWorkflow>> {
   const { taskQueue, workflowId, workflowRetry, ...input } = options;
   return client.workflow.start<typeof agentWorkflow>('agentWorkflow', {
     taskQueue,

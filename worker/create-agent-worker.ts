@@ -20,7 +20,10 @@ export interface AgentWorkerOptions extends ChamviPluginOptions {
  */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
   const connection =
-    options.connection ?? (await NativeConnection.connect({ address: options.address ?? process.env['TEMPORAL_ADDRESS'] ?? 'localhost:7233' }));
+    options.connection ??
+    (await NativeConnection.connect({
+      address: options.address ?? process.env['TEMPORAL_ADDRESS'] ?? 'localhost:7233',
+    }));
   const { workerOptions = {} } = options;
   return Worker.create({
     ...workerOptions,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
+import { type ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
@@ -7,14 +7,22 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tool } from 'ai';
 import { z } from 'zod';
-import { defineAgent, defineEffectTool, MemoryEffectStore, SqliteEffectStore, type IEffectStore } from '../../src/index.js';
+import {
+  defineAgent,
+  defineEffectTool,
+  MemoryEffectStore,
+  SqliteEffectStore,
+  type IEffectStore,
+} from '../../src/index.js';
 import { LocalGitHubServer } from '../../testing/github/index.js';
 import { scriptedModel } from '../../testing/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
-import { createAgentWorker, startAgentRun, type AgentEntry } from '../../worker/index.js';
+import { agentProgressQuery, createAgentWorker, startAgentRun, type AgentEntry } from '../../worker/index.js';
 import { createResponder, OWNER, REPO } from '../fixtures/responder.js';
 import { activityTypes } from '../fixtures/history.js';
+import type { patientAgentWorkflow } from '../fixtures/workflows.js';
 
 let env: TestWorkflowEnvironment;
 let github: LocalGitHubServer;
@@ -27,7 +35,14 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'chamvi-ts-'));
   bundle = await bundleWorkflowCode({
     workflowsPath: fileURLToPath(new URL('../fixtures/workflows.ts', import.meta.url)),
-    logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+    logger: {
+      log: () => undefined,
+      trace: () => undefined,
+      debug: () => undefined,
+      info: () => undefined,
+      warn: () => undefined,
+      error: () => undefined,
+    },
   });
 }, 120_000);
 
@@ -45,7 +60,11 @@ function commentsOn(issue: number): number {
   return github.tracker.listComments(OWNER, REPO, issue)?.length ?? 0;
 }
 
-async function withWorker<T>(agents: AgentEntry[], run: (taskQueue: string) => Promise<T>, store: IEffectStore = new MemoryEffectStore()): Promise<T> {
+async function withWorker<T>(
+  agents: AgentEntry[],
+  run: (taskQueue: string) => Promise<T>,
+  store: IEffectStore = new MemoryEffectStore(),
+): Promise<T> {
   const taskQueue = `q-${randomUUID()}`;
   const worker = await createAgentWorker({
     connection: env.nativeConnection,
@@ -74,13 +93,22 @@ describe('agent workflow on the time-skipping server', () => {
     const issue = openIssue();
     const agent = createResponder({ githubUrl: github.url, model: scriptedModel([answer(issue), { text: 'Done.' }]) });
     const result = await withWorker([agent], async (taskQueue) => {
-      const handle = await startAgentRun(env.client, { agent: 'responder', prompt: `Answer issue ${issue}`, taskQueue });
+      const handle = await startAgentRun(env.client, {
+        agent: 'responder',
+        prompt: `Answer issue ${issue}`,
+        taskQueue,
+      });
       return handle.result();
     });
     expect(commentsOn(issue)).toBe(1);
     expect(result.text).toBe('Done.');
     expect(result.effects).toEqual([
-      expect.objectContaining({ toolName: 'comment', outcome: 'executed', attempts: 1, key: `${result.runId}:comment:${issue}` }),
+      expect.objectContaining({
+        toolName: 'comment',
+        outcome: 'executed',
+        attempts: 1,
+        key: `${result.runId}:comment:${issue}`,
+      }),
     ]);
     expect(result.steps).toHaveLength(2);
   });
@@ -95,10 +123,17 @@ describe('agent workflow on the time-skipping server', () => {
         if (crashes++ === 0) throw new Error('worker lost after posting the comment');
       },
     });
-    const result = await withWorker([{ agent, tools: { comment: { retry: { initialInterval: '10 ms' } } } }], async (taskQueue) => {
-      const handle = await startAgentRun(env.client, { agent: 'responder', prompt: `Answer issue ${issue}`, taskQueue });
-      return handle.result();
-    });
+    const result = await withWorker(
+      [{ agent, tools: { comment: { retry: { initialInterval: '10 ms' } } } }],
+      async (taskQueue) => {
+        const handle = await startAgentRun(env.client, {
+          agent: 'responder',
+          prompt: `Answer issue ${issue}`,
+          taskQueue,
+        });
+        return handle.result();
+      },
+    );
     expect(crashes).toBe(1);
     expect(commentsOn(issue)).toBe(1);
     expect(result.effects).toEqual([expect.objectContaining({ outcome: 'reconciled', attempts: 2 })]);
@@ -107,7 +142,10 @@ describe('agent workflow on the time-skipping server', () => {
   it('two identical tool calls in one step apply once, in one activity', async () => {
     const issue = openIssue();
     const call = { toolName: 'comment', input: { issue, body: 'Same words' } };
-    const agent = createResponder({ githubUrl: github.url, model: scriptedModel([{ toolCalls: [call, call] }, { text: 'Done.' }]) });
+    const agent = createResponder({
+      githubUrl: github.url,
+      model: scriptedModel([{ toolCalls: [call, call] }, { text: 'Done.' }]),
+    });
     const { result, types } = await withWorker([agent], async (taskQueue) => {
       const handle = await startAgentRun(env.client, { agent: 'responder', prompt: 'go', taskQueue });
       return { result: await handle.result(), types: await activityTypes(handle) };
@@ -119,7 +157,10 @@ describe('agent workflow on the time-skipping server', () => {
 
   it('a tool refused by allow fails fast, without retries and without touching the remote', async () => {
     const issue = openIssue();
-    const agent = createResponder({ githubUrl: github.url, model: scriptedModel([answer(issue), { text: 'Could not comment.' }]) });
+    const agent = createResponder({
+      githubUrl: github.url,
+      model: scriptedModel([answer(issue), { text: 'Could not comment.' }]),
+    });
     const before = github.requests;
     const { result, types } = await withWorker([{ agent, allow: (name) => name !== 'comment' }], async (taskQueue) => {
       const handle = await startAgentRun(env.client, { agent: 'responder', prompt: 'go', taskQueue });
@@ -138,14 +179,14 @@ describe('agent workflow on the time-skipping server', () => {
     const agent = createResponder({ githubUrl: github.url, model: scriptedModel([answer(issue), { text: 'Done.' }]) });
     const started = Date.now();
     const result = await withWorker([agent], async (taskQueue) =>
-      env.client.workflow.execute('patientAgentWorkflow', {
+      env.client.workflow.execute<typeof patientAgentWorkflow>('patientAgentWorkflow', {
         taskQueue,
         workflowId: `patient-${randomUUID()}`,
         args: [{ agent: 'responder', prompt: 'go', waitBetweenSteps: '3 days' }],
       }),
     );
     expect(Date.now() - started).toBeLessThan(30_000);
-    expect((result as { waitedMs: number }).waitedMs).toBeGreaterThanOrEqual(3 * 24 * 3600 * 1000);
+    expect(result.waitedMs).toBeGreaterThanOrEqual(3 * 24 * 3600 * 1000);
     expect(commentsOn(issue)).toBe(1);
   });
 
@@ -157,7 +198,12 @@ describe('agent workflow on the time-skipping server', () => {
       model: scriptedModel([answer(first), answer(second), { text: 'Done.' }]),
     });
     const { result, runIds } = await withWorker([agent], async (taskQueue) => {
-      const handle = await startAgentRun(env.client, { agent: 'responder', prompt: 'go', taskQueue, continueAsNewAfterSteps: 1 });
+      const handle = await startAgentRun(env.client, {
+        agent: 'responder',
+        prompt: 'go',
+        taskQueue,
+        continueAsNewAfterSteps: 1,
+      });
       const result = await handle.result();
       const firstRun = await env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).describe();
       const lastRun = await env.client.workflow.getHandle(handle.workflowId).describe();
@@ -167,7 +213,10 @@ describe('agent workflow on the time-skipping server', () => {
     expect(result.runId).toBe(runIds[0]);
     expect(commentsOn(first)).toBe(1);
     expect(commentsOn(second)).toBe(1);
-    expect(result.effects.map((e) => e.key)).toEqual([`${runIds[0]}:comment:${first}`, `${runIds[0]}:comment:${second}`]);
+    expect(result.effects.map((e) => e.key)).toEqual([
+      `${runIds[0]}:comment:${first}`,
+      `${runIds[0]}:comment:${second}`,
+    ]);
   });
 
   it('a step the model redoes with a different body keeps its step-keyed effect key: exactly one comment', async () => {
@@ -194,7 +243,9 @@ describe('agent workflow on the time-skipping server', () => {
     expect(result.runId).toBe(firstRunId);
     expect(commentsOn(issue)).toBe(1);
     expect(github.tracker.listComments(OWNER, REPO, issue)?.[0]?.body).toContain('Draft number 1');
-    expect(result.effects).toEqual([expect.objectContaining({ key: `${firstRunId}:comment:${issue}:0`, outcome: 'recorded' })]);
+    expect(result.effects).toEqual([
+      expect.objectContaining({ key: `${firstRunId}:comment:${issue}:0`, outcome: 'recorded' }),
+    ]);
   });
 
   it('cancelling a run aborts ctx.run.signal inside the running tool', async () => {
@@ -203,18 +254,27 @@ describe('agent workflow on the time-skipping server', () => {
       description: 'Waits until cancelled.',
       inputSchema: z.object({}),
       execute: async (_input, { context }) =>
-        new Promise((resolve) => context.run.signal.addEventListener('abort', () => resolve((aborted = context.run.signal.reason)))),
+        new Promise((resolve) =>
+          context.run.signal.addEventListener('abort', () => resolve((aborted = context.run.signal.reason))),
+        ),
     });
-    const agent = defineAgent({ name: 'waiter', model: scriptedModel([{ toolCalls: [{ toolName: 'slow', input: {} }] }]), tools: { slow } });
-    const failure = await withWorker([{ agent, tools: { slow: { heartbeatTimeout: '1 second' } } }], async (taskQueue) => {
-      const handle = await startAgentRun(env.client, { agent: 'waiter', prompt: 'go', taskQueue });
-      await waitFor(async () => (await activityTypes(handle)).includes('chamvi.effectCall'));
-      await handle.cancel();
-      return handle.result().then(
-        () => undefined,
-        (error: unknown) => error,
-      );
+    const agent = defineAgent({
+      name: 'waiter',
+      model: scriptedModel([{ toolCalls: [{ toolName: 'slow', input: {} }] }]),
+      tools: { slow },
     });
+    const failure = await withWorker(
+      [{ agent, tools: { slow: { heartbeatTimeout: '1 second' } } }],
+      async (taskQueue) => {
+        const handle = await startAgentRun(env.client, { agent: 'waiter', prompt: 'go', taskQueue });
+        await waitFor(async () => (await activityTypes(handle)).includes('chamvi.effectCall'));
+        await handle.cancel();
+        return handle.result().then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      },
+    );
     expect(failure).toBeInstanceOf(WorkflowFailedError);
     expect(aborted).toBeDefined();
   });
@@ -237,12 +297,25 @@ describe('agent workflow on the time-skipping server', () => {
     });
     const agent = defineAgent({
       name: 'notifier',
-      model: scriptedModel([{ toolCalls: [{ toolName: 'notify', input: { text: 'deploy finished' } }] }, { text: 'Done.' }]),
+      model: scriptedModel([
+        { toolCalls: [{ toolName: 'notify', input: { text: 'deploy finished' } }] },
+        { text: 'Done.' },
+      ]),
       tools: { notify },
     });
     const store = new SqliteEffectStore(join(dir, `zombie-${randomUUID()}.db`));
     const result = await withWorker(
-      [{ agent, tools: { notify: { startToCloseTimeout: '1 second', retry: { initialInterval: '100 ms', maximumInterval: '200 ms' } } } }],
+      [
+        {
+          agent,
+          tools: {
+            notify: {
+              startToCloseTimeout: '1 second',
+              retry: { initialInterval: '100 ms', maximumInterval: '200 ms' },
+            },
+          },
+        },
+      ],
       async (taskQueue) => (await startAgentRun(env.client, { agent: 'notifier', prompt: 'go', taskQueue })).result(),
       store,
     );
@@ -258,7 +331,12 @@ describe('agent workflow on the time-skipping server', () => {
     const agent = createResponder({
       githubUrl: github.url,
       model: scriptedModel([
-        { toolCalls: [{ toolName: 'comment', input: { issue: 'not a number' } }, { toolName: 'delete_repo', input: {} }] },
+        {
+          toolCalls: [
+            { toolName: 'comment', input: { issue: 'not a number' } },
+            { toolName: 'delete_repo', input: {} },
+          ],
+        },
         { text: 'I could not do that.' },
       ]),
     });
@@ -272,6 +350,34 @@ describe('agent workflow on the time-skipping server', () => {
     expect(toolMessage).toContain('Invalid input for tool comment');
     expect(toolMessage).toContain("Model tried to call unavailable tool 'delete_repo'");
     expect(result.text).toBe('I could not do that.');
+  });
+
+  it('the progress query reports the current step and the effects so far while the run waits on a tool', async () => {
+    const issue = openIssue();
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const responder = createResponder({ githubUrl: github.url, model: scriptedModel([]) });
+    const gate = tool({
+      description: 'Waits for a human.',
+      inputSchema: z.object({}),
+      execute: async () => released.then(() => 'ok'),
+    });
+    const agent = defineAgent({
+      name: 'gated',
+      model: scriptedModel([answer(issue), { toolCalls: [{ toolName: 'gate', input: {} }] }, { text: 'Done.' }]),
+      tools: { comment: responder.tools['comment']!, gate },
+    });
+    const { during, after } = await withWorker([agent], async (taskQueue) => {
+      const handle = await startAgentRun(env.client, { agent: 'gated', prompt: 'go', taskQueue });
+      await waitFor(async () => (await activityTypes(handle)).includes('chamvi.toolCall'));
+      const during = await handle.query(agentProgressQuery);
+      release();
+      await handle.result();
+      return { during, after: await handle.query(agentProgressQuery) };
+    });
+    expect(during).toEqual(expect.objectContaining({ agent: 'gated', step: 1, status: 'running' }));
+    expect(during.effects).toEqual([expect.objectContaining({ toolName: 'comment', outcome: 'executed' })]);
+    expect(after.status).toBe('completed');
   });
 
   it('an unknown agent name fails the run at once with a message naming the registered agents', async () => {

@@ -9,7 +9,14 @@ import { createTimeSkippingEnvironment } from '../../testing/test-environment.js
 import { chamviWorkflowsPath, createAgentWorker, startAgentRun } from '../../worker/index.js';
 import { createResponder, OWNER, REPO } from '../fixtures/responder.js';
 
-const quiet = { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+const quiet = {
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};
 
 let env: TestWorkflowEnvironment;
 let github: LocalGitHubServer;
@@ -28,7 +35,13 @@ describe('workflow determinism', () => {
   it('the workflows bundle for the sandbox without Node builtins, ai or zod', async () => {
     const { code } = await bundleWorkflowCode({ workflowsPath: chamviWorkflowsPath(), logger: quiet });
     expect(code).toContain('agentWorkflow');
-    for (const forbidden of ['node_modules/ai/', 'node_modules/zod/', 'node_modules/@ai-sdk/', 'node:crypto', 'node:fs']) {
+    for (const forbidden of [
+      'node_modules/ai/',
+      'node_modules/zod/',
+      'node_modules/@ai-sdk/',
+      'node:crypto',
+      'node:fs',
+    ]) {
       expect(code).not.toContain(forbidden);
     }
   });
@@ -40,13 +53,20 @@ describe('workflow determinism', () => {
       githubUrl: github.url,
       model: scriptedModel([{ toolCalls: [{ toolName: 'comment', input: { issue, body: 'hi' } }] }, { text: 'Done.' }]),
     });
-    const worker = await createAgentWorker({ connection: env.nativeConnection, taskQueue, agents: [agent], store: new MemoryEffectStore() });
+    const worker = await createAgentWorker({
+      connection: env.nativeConnection,
+      taskQueue,
+      agents: [agent],
+      store: new MemoryEffectStore(),
+    });
     const handle = await worker.runUntil(async () => {
       const h = await startAgentRun(env.client, { agent: 'responder', prompt: 'go', taskQueue });
       await h.result();
       return h;
     });
     const history = await handle.fetchHistory();
-    await expect(Worker.runReplayHistory({ workflowsPath: chamviWorkflowsPath() }, history, handle.workflowId)).resolves.toBeUndefined();
+    await expect(
+      Worker.runReplayHistory({ workflowsPath: chamviWorkflowsPath() }, history, handle.workflowId),
+    ).resolves.toBeUndefined();
   });
 });

@@ -8,6 +8,7 @@ import { MemoryEffectStore } from '../../src/index.js';
 import { LocalGitHubServer } from '../../testing/github/index.js';
 import { scriptedModel } from '../../testing/scripted-model.js';
 import { createDevServerEnvironment } from '../../testing/test-environment.js';
+import type { agentWorkflow } from '../../workflows/index.js';
 import { createAgentWorker, startAgentRun } from '../../worker/index.js';
 import { startChildWorker } from '../fixtures/child-worker.js';
 import { createResponder, OWNER, REPO } from '../fixtures/responder.js';
@@ -40,7 +41,12 @@ describe('agent workflow on the Temporal dev server', () => {
   it('a worker process SIGKILLed after the comment is posted leaves exactly one comment; a second process finishes the run', async () => {
     const issue = openIssue();
     const taskQueue = `q-${randomUUID()}`;
-    const common = { TEMPORAL_ADDRESS: env.address, TASK_QUEUE: taskQueue, GITHUB_URL: github.url, ISSUE: String(issue) };
+    const common = {
+      TEMPORAL_ADDRESS: env.address,
+      TASK_QUEUE: taskQueue,
+      GITHUB_URL: github.url,
+      ISSUE: String(issue),
+    };
     const store = `sqlite:${join(dir, `effects-${randomUUID()}.db`)}`;
 
     const doomed = await startChildWorker({ ...common, STORE: store, CRASH: 'after-comment' });
@@ -52,7 +58,9 @@ describe('agent workflow on the Temporal dev server', () => {
     try {
       const result = await handle.result();
       expect(commentsOn(issue)).toBe(1);
-      expect(result.effects).toEqual([expect.objectContaining({ toolName: 'comment', outcome: 'reconciled', attempts: 2 })]);
+      expect(result.effects).toEqual([
+        expect.objectContaining({ toolName: 'comment', outcome: 'reconciled', attempts: 2 }),
+      ]);
     } finally {
       await survivor.stop();
     }
@@ -76,8 +84,12 @@ describe('agent workflow on the Temporal dev server', () => {
 
       const history = await first.fetchHistory();
       const events = history.events ?? [];
-      const effectScheduled = events.findIndex((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'chamvi.effectCall');
-      const resetPoint = events.slice(0, effectScheduled).findLast((e) => e.workflowTaskCompletedEventAttributes != null);
+      const effectScheduled = events.findIndex(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'chamvi.effectCall',
+      );
+      const resetPoint = events
+        .slice(0, effectScheduled)
+        .findLast((e) => e.workflowTaskCompletedEventAttributes != null);
       const { runId: resetRunId } = await env.client.workflowService.resetWorkflowExecution({
         namespace: env.namespace ?? 'default',
         workflowExecution: { workflowId, runId: first.firstExecutionRunId },
@@ -85,9 +97,13 @@ describe('agent workflow on the Temporal dev server', () => {
         requestId: randomUUID(),
         reason: 'test: reset to before the effect',
       });
-      const afterReset = await env.client.workflow.getHandle(workflowId, resetRunId ?? undefined).result();
+      const afterReset = await env.client.workflow
+        .getHandle<typeof agentWorkflow>(workflowId, resetRunId ?? undefined)
+        .result();
       expect(afterReset.runId).toBe(original.runId);
-      expect(afterReset.effects).toEqual([expect.objectContaining({ key: original.effects[0]?.key, outcome: 'recorded' })]);
+      expect(afterReset.effects).toEqual([
+        expect.objectContaining({ key: original.effects[0]?.key, outcome: 'recorded' }),
+      ]);
       expect(commentsOn(issue)).toBe(1);
 
       const again = await startAgentRun(env.client, { agent: 'responder', prompt: 'go', taskQueue, workflowId });
