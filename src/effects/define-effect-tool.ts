@@ -76,11 +76,7 @@ export function defineEffectTool<INPUT, OUTPUT, CONTEXT extends ToolContext = To
       );
     }
   }
-  return Object.defineProperty({ ...definition }, EFFECT_TOOL, { value: true, enumerable: false }) as EffectTool<
-    INPUT,
-    OUTPUT,
-    CONTEXT
-  >;
+  return Object.defineProperty({ ...definition }, EFFECT_TOOL, { value: true, enumerable: false });
 }
 
 /** Whether `value` is an effect tool (by brand, so it works across realms and library copies). */

@@ -1,10 +1,11 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { InvalidEffectKeyError } from '../errors/errors.js';
 import { canonicalJson } from '../json/canonical-json.js';
 
 /** Hex SHA-256 of the canonical JSON of `input`: the input fingerprint kept with each record. */
 export function inputFingerprint(input: unknown): string {
-  return createHash('sha256').update(canonicalJson(input)).digest('hex');
+  // crypto.hash: the one-shot form, about twice as fast as createHash for inputs this small.
+  return hash('sha256', canonicalJson(input), 'hex');
 }
 
 /**

@@ -9,18 +9,31 @@
  * @throws TypeError for a BigInt or a cyclic structure, naming where it was found.
  */
 export function canonicalJson(value: unknown): string {
-  const out = write(value, '', '$', new Set<object>());
-  return out ?? 'null';
+  return write(value, '', { objects: [], keys: [] }) ?? 'null';
 }
 
-function write(value: unknown, key: string, path: string, ancestors: Set<object>): string | undefined {
+/**
+ * The objects and keys from the root to the value being written: the objects detect cycles (a
+ * shared reference met again outside its own subtree is not one), the keys name the path in an
+ * error. Kept as stacks, so a path string is only built when there is an error to report.
+ */
+interface Trail {
+  readonly objects: object[];
+  readonly keys: (string | number)[];
+}
+
+function pathOf(trail: Trail): string {
+  return `$${trail.keys.map((k) => (typeof k === 'number' ? `[${k}]` : `.${k}`)).join('')}`;
+}
+
+function write(value: unknown, key: string | number, trail: Trail): string | undefined {
   let current = value;
   if (
     typeof current === 'object' &&
     current !== null &&
     typeof (current as { toJSON?: unknown }).toJSON === 'function'
   ) {
-    current = (current as { toJSON: (key: string) => unknown }).toJSON(key);
+    current = (current as { toJSON: (key: string) => unknown }).toJSON(String(key));
   }
   switch (typeof current) {
     case 'string':
@@ -31,7 +44,7 @@ function write(value: unknown, key: string, path: string, ancestors: Set<object>
       return current ? 'true' : 'false';
     case 'bigint':
       throw new TypeError(
-        `canonicalJson: BigInt at ${path} cannot be serialised. Convert it to a string or number before calling the tool.`,
+        `canonicalJson: BigInt at ${pathOf(trail)} cannot be serialised. Convert it to a string or number before calling the tool.`,
       );
     case 'undefined':
     case 'function':
@@ -40,29 +53,36 @@ function write(value: unknown, key: string, path: string, ancestors: Set<object>
   }
   if (current === null) return 'null';
   const obj = current as object;
-  if (ancestors.has(obj)) {
+  if (trail.objects.includes(obj)) {
     throw new TypeError(
-      `canonicalJson: cyclic structure at ${path} cannot be serialised. Pass a tree, not a graph with back-references.`,
+      `canonicalJson: cyclic structure at ${pathOf(trail)} cannot be serialised. Pass a tree, not a graph with back-references.`,
     );
   }
-  ancestors.add(obj);
-  try {
-    if (Array.isArray(obj)) {
-      // A plain loop, not map(): map skips holes of sparse arrays, which would write `[1,,2]`.
-      const parts: string[] = [];
-      for (let i = 0; i < obj.length; i++) {
-        parts.push(write((obj as unknown[])[i], String(i), `${path}[${i}]`, ancestors) ?? 'null');
-      }
-      return `[${parts.join(',')}]`;
+  // No try/finally: a throw abandons the whole trail, which belongs to this one canonicalJson call.
+  trail.objects.push(obj);
+  let out: string;
+  if (Array.isArray(obj)) {
+    // A plain loop, not map(): map skips holes of sparse arrays, which would write `[1,,2]`.
+    let parts = '';
+    for (let i = 0; i < obj.length; i++) {
+      trail.keys.push(i);
+      const written = write((obj as unknown[])[i], i, trail) ?? 'null';
+      trail.keys.pop();
+      parts = i === 0 ? written : `${parts},${written}`;
     }
+    out = `[${parts}]`;
+  } else {
     const record = obj as Record<string, unknown>;
-    const parts: string[] = [];
+    let parts = '';
     for (const k of Object.keys(record).sort()) {
-      const written = write(record[k], k, `${path}.${k}`, ancestors);
-      if (written !== undefined) parts.push(`${JSON.stringify(k)}:${written}`);
+      trail.keys.push(k);
+      const written = write(record[k], k, trail);
+      trail.keys.pop();
+      if (written !== undefined)
+        parts = parts === '' ? `${JSON.stringify(k)}:${written}` : `${parts},${JSON.stringify(k)}:${written}`;
     }
-    return `{${parts.join(',')}}`;
-  } finally {
-    ancestors.delete(obj);
+    out = `{${parts}}`;
   }
+  trail.objects.pop();
+  return out;
 }
