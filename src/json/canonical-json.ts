@@ -35,6 +35,8 @@ function write(value: unknown, key: string | number, trail: Trail): string | und
   ) {
     current = (current as { toJSON: (key: string) => unknown }).toJSON(String(key));
   }
+  // Boxed primitives are written as their primitive value, as JSON.stringify does.
+  if (current instanceof Number || current instanceof String || current instanceof Boolean) current = current.valueOf();
   switch (typeof current) {
     case 'string':
       return JSON.stringify(current);

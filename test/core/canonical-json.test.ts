@@ -47,6 +47,12 @@ describe('canonicalJson', () => {
     expect(canonicalJson(undefined)).toBe('null');
   });
 
+  it('writes boxed primitives as their values, as JSON does', () => {
+    const boxed = { s: new String('ab'), n: new Number(2), b: new Boolean(false) };
+    expect(canonicalJson(boxed)).toBe('{"b":false,"n":2,"s":"ab"}');
+    expect(canonicalJson(boxed)).toBe(JSON.stringify({ b: false, n: 2, s: 'ab' }));
+  });
+
   it('throws a TypeError naming BigInt and where it is, never a silent key', () => {
     expect(() => canonicalJson({ a: [1, { n: 10n }] })).toThrow(TypeError);
     expect(() => canonicalJson({ a: [1, { n: 10n }] })).toThrow(/BigInt at \$\.a\[1\]\.n/);
