@@ -1,35 +1,19 @@
 import { join, relative, resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { LocalGitHubServer } from '../testing/github/index.js';
-import { startAgentRun } from '../worker/index.js';
+import { startAgentRun } from '../worker/client.js';
 import { stopAllChildren, stopChildrenOnExit, type Child } from './child-processes.js';
 import { DEMO_AGENT } from './demo-agents.js';
 import { realModelConfigured } from './demo-model.js';
 import { printDemoReport, type DemoRun } from './demo-report.js';
 import { crashReport, startDemoWorker } from './demo-workers.js';
 import { externalServer, startDevServer, type DevServer } from './dev-server.js';
+import { DEV_HELP } from './help.js';
 import { parseFlags } from './flags.js';
 import { progress, progressDone, step } from './progress.js';
 import { DEFAULT_NAMESPACE, ENV, setting, STATE_DIR } from './settings.js';
 import { connectClient } from './temporal-connection.js';
 import { UsageError } from './usage-error.js';
-
-export const DEV_HELP = `Usage: chamvi dev [options]      (npm start)
-
-The demo. Starts a Temporal dev server persisted in ${STATE_DIR}/ (unless TEMPORAL_ADDRESS points at
-one), a worker process with the SQLite effect store ${STATE_DIR}/effects.db, and a local issue tracker
-speaking a GitHub REST subset; opens three issues and runs the responder agent over them as Temporal
-workflows. The worker is SIGKILLed right after the first comment is posted (before its result is
-recorded); a new worker process finishes the runs, reconciling that comment through its marker.
-Prints each run's effects and the comment count per issue; exits 0 only if every issue has exactly one.
-
-Options:
-  --issues <n>     how many issues to open (default 3)
-  --no-crash       do not kill the first worker
-  -h, --help       show this help
-
-Model: a scripted demo model, unless OPENAI_API_KEY or OPENAI_BASE_URL is set (then CHAMVI_MODEL,
-default gpt-4o-mini, through @ai-sdk/openai; OPENAI_BASE_URL=http://localhost:11434/v1 for Ollama).`;
 
 const OWNER = 'acme';
 const REPO = 'widgets';

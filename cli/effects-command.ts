@@ -1,25 +1,10 @@
 import { inspectEffects, type EffectInspectionRow } from '../src/index.js';
+import { EFFECTS_HELP } from './help.js';
 import { parseFlags, required, TEMPORAL_OPTIONS } from './flags.js';
-import { ENV, temporalSettings } from './settings.js';
+import { temporalSettings } from './settings.js';
 import { openStore } from './store-flag.js';
-import { renderTable, shortKey } from './table.js';
+import { renderTable } from './table.js';
 import { connectClient, temporalReachable } from './temporal-connection.js';
-
-export const EFFECTS_HELP = `Usage: chamvi effects <run id | workflow id> --store <sqlite path | postgres url> [options]
-
-Prints the effect store's records of a run as a table: tool, key, origin (executed: the tool ran;
-reconciled: alreadyApplied found the effect after a crash), attempt, and when it was recorded.
-Given a workflow id, resolves its first run id (the run id effect keys start with) through the
-Temporal server, when one is reachable.
-
-Options:
-  --store <spec>          effect store: ./effects.db, sqlite:effects.db, postgres://user@host/db [${ENV.store}]
-  --json                  print the records as JSON
-  --address <host:port>   Temporal frontend (default localhost:7233)  [${ENV.address}]
-  --namespace <ns>        Temporal namespace (default default)        [${ENV.namespace}]
-  -h, --help              show this help
-
-Exits 1 when the store holds no record for the run.`;
 
 /** The first run id of the latest run of `workflowId`, or undefined when no server or no such workflow. */
 export async function firstRunIdOf(
@@ -42,13 +27,7 @@ export async function firstRunIdOf(
 export function inspectionTable(rows: readonly EffectInspectionRow[]): string {
   return renderTable(
     ['tool', 'key', 'origin', 'attempt', 'recorded at'],
-    rows.map((r) => [
-      r.tool,
-      shortKey(r.key),
-      r.origin,
-      r.attempt === undefined ? '-' : String(r.attempt),
-      r.recordedAt,
-    ]),
+    rows.map((r) => [r.tool, r.key, r.origin, r.attempt === undefined ? '-' : String(r.attempt), r.recordedAt]),
   );
 }
 

@@ -1,32 +1,18 @@
 #!/usr/bin/env node
 // The `chamvi` command: dev (the demo), worker, run, effects. One line and exit 2 for usage errors.
+// Commands load on demand, so `--help` and usage errors answer without loading Temporal.
 import { readFileSync } from 'node:fs';
-import { devCommand } from './dev-command.js';
-import { effectsCommand } from './effects-command.js';
-import { runCommand } from './run-command.js';
+import { DEV_HELP, EFFECTS_HELP, MAIN_HELP, RUN_HELP, WORKER_HELP } from './help.js';
 import { exitWithError, UsageError } from './usage-error.js';
-import { workerCommand } from './worker-command.js';
 
-const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
-  dev: devCommand,
-  worker: workerCommand,
-  run: runCommand,
-  effects: effectsCommand,
+type Command = (args: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, { help: string; load: () => Promise<Command> }> = {
+  dev: { help: DEV_HELP, load: async () => (await import('./dev-command.js')).devCommand },
+  worker: { help: WORKER_HELP, load: async () => (await import('./worker-command.js')).workerCommand },
+  run: { help: RUN_HELP, load: async () => (await import('./run-command.js')).runCommand },
+  effects: { help: EFFECTS_HELP, load: async () => (await import('./effects-command.js')).effectsCommand },
 };
-
-export const MAIN_HELP = `Usage: chamvi <command> [options]
-
-Run AI SDK agents as Temporal workflows with effect tools (side effects applied at most once).
-
-Commands:
-  dev        the demo: a local Temporal server, a worker with the SQLite effect store, a local
-             issue tracker, the responder agent over three issues, and a real worker crash
-  worker     run a worker for the agents a module exports
-  run        start an agent run (a workflow); --wait prints its result and effects
-  effects    print the effect store's records of a run
-
-Run chamvi <command> --help for a command's options.
-Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, CHAMVI_STORE, CHAMVI_TASK_QUEUE, CHAMVI_AGENTS.`;
 
 function version(): string {
   // cli/main.ts runs from source (tsx) or as dist/cli/main.js
@@ -54,12 +40,17 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${version()}\n`);
     return 0;
   }
-  const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
-  if (run === undefined) {
+  const entry = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (entry === undefined) {
     throw new UsageError(
       `unknown command "${command}"; commands: ${Object.keys(COMMANDS).join(', ')} (see chamvi --help)`,
     );
   }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`${entry.help}\n`);
+    return 0;
+  }
+  const run = await entry.load();
   return run(rest);
 }
 

@@ -3,28 +3,13 @@ import {
   WorkflowFailedError,
   type WorkflowHandleWithFirstExecutionRunId,
 } from '@temporalio/client';
-import { startAgentRun } from '../worker/index.js';
+import { startAgentRun } from '../worker/client.js';
+import { RUN_HELP } from './help.js';
 import { parseFlags, required, TEMPORAL_OPTIONS } from './flags.js';
-import { ENV, temporalSettings } from './settings.js';
+import { temporalSettings } from './settings.js';
 import { effectReportTable } from './table.js';
 import { connectClient } from './temporal-connection.js';
 import { UsageError } from './usage-error.js';
-
-export const RUN_HELP = `Usage: chamvi run <agent> --prompt <text> [options]
-
-Starts a run of a registered agent as a Temporal workflow (a worker serving the agent must poll
-the task queue: chamvi worker). Prints the workflow id and the run id (the prefix of its effect keys).
-
-Options:
-  --prompt <text>         the user prompt (required)
-  --workflow-id <id>      workflow id (default agent-<agent>-<uuid>); starting an id again after
-                          its run closed is a new run with a new run id
-  --wait                  wait for the result; print the final text and the run's effect calls
-  --json                  with --wait: print the result as JSON
-  --task-queue <queue>    task queue (default chamvi)                 [${ENV.taskQueue}]
-  --address <host:port>   Temporal frontend (default localhost:7233)  [${ENV.address}]
-  --namespace <ns>        Temporal namespace (default default)        [${ENV.namespace}]
-  -h, --help              show this help`;
 
 export async function runCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseFlags(

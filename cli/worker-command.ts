@@ -1,27 +1,13 @@
 import { parseStoreSpec } from '../src/index.js';
+import { NativeConnection } from '@temporalio/worker';
 import { createAgentWorker } from '../worker/index.js';
 import { loadAgents } from './agent-module.js';
+import { WORKER_HELP } from './help.js';
 import { parseFlags, TEMPORAL_OPTIONS } from './flags.js';
 import { ENV, setting, temporalSettings } from './settings.js';
 import { openStore } from './store-flag.js';
-import { connectWorker } from './temporal-connection.js';
+import { CONNECT_TIMEOUT_MS, unreachable } from './temporal-connection.js';
 import { UsageError } from './usage-error.js';
-
-export const WORKER_HELP = `Usage: chamvi worker --agents <module> --store <sqlite path | postgres url> [options]
-
-Runs a Temporal worker for the agents a module exports, recording effects in the given store.
-Every worker of a task queue must share one store (PostgreSQL across machines).
-
-Options:
-  --agents <module>       module exporting agents (defineAgent results), or a default array of
-                          agents or { agent, tools, toolDefaults, allow } registrations   [${ENV.agents}]
-  --store <spec>          effect store: ./effects.db, sqlite:effects.db, postgres://user@host/db [${ENV.store}]
-  --task-queue <queue>    task queue to poll (default chamvi)                         [${ENV.taskQueue}]
-  --address <host:port>   Temporal frontend (default localhost:7233)                  [${ENV.address}]
-  --namespace <ns>        Temporal namespace (default default)                        [${ENV.namespace}]
-  -h, --help              show this help
-
-Prints "ready" once it polls. Stops cleanly on SIGINT or SIGTERM.`;
 
 function describeStore(spec: string): string {
   const parsed = parseStoreSpec(spec);
@@ -69,4 +55,26 @@ export async function workerCommand(args: string[]): Promise<number> {
     await store.close();
   }
   return 0;
+}
+
+/** A worker connection to `address`; an unreachable server is a {@link UsageError}. */
+export async function connectWorker(address: string): Promise<NativeConnection> {
+  const connecting = NativeConnection.connect({ address });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${CONNECT_TIMEOUT_MS / 1000} s`)), CONNECT_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([connecting, timeout]);
+  } catch (error) {
+    connecting
+      .then(
+        (c) => c.close(),
+        () => undefined,
+      )
+      .catch(() => undefined);
+    throw unreachable(address, error);
+  } finally {
+    clearTimeout(timer);
+  }
 }

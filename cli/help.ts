@@ -1,0 +1,81 @@
+// The --help text of every command, kept apart from the commands so `--help` loads nothing heavy.
+import { ENV, STATE_DIR } from './settings.js';
+
+export const DEV_HELP = `Usage: chamvi dev [options]      (npm start)
+
+The demo. Starts a Temporal dev server persisted in ${STATE_DIR}/ (unless TEMPORAL_ADDRESS points at
+one), a worker process with the SQLite effect store ${STATE_DIR}/effects.db, and a local issue tracker
+speaking a GitHub REST subset; opens three issues and runs the responder agent over them as Temporal
+workflows. The worker is SIGKILLed right after the first comment is posted (before its result is
+recorded); a new worker process finishes the runs, reconciling that comment through its marker.
+Prints each run's effects and the comment count per issue; exits 0 only if every issue has exactly one.
+
+Options:
+  --issues <n>     how many issues to open (default 3)
+  --no-crash       do not kill the first worker
+  -h, --help       show this help
+
+Model: a scripted demo model, unless OPENAI_API_KEY or OPENAI_BASE_URL is set (then CHAMVI_MODEL,
+default gpt-4o-mini, through @ai-sdk/openai; OPENAI_BASE_URL=http://localhost:11434/v1 for Ollama).`;
+
+export const WORKER_HELP = `Usage: chamvi worker --agents <module> --store <sqlite path | postgres url> [options]
+
+Runs a Temporal worker for the agents a module exports, recording effects in the given store.
+Every worker of a task queue must share one store (PostgreSQL across machines).
+
+Options:
+  --agents <module>       module exporting agents (defineAgent results), or a default array of
+                          agents or { agent, tools, toolDefaults, allow } registrations   [${ENV.agents}]
+  --store <spec>          effect store: ./effects.db, sqlite:effects.db, postgres://user@host/db [${ENV.store}]
+  --task-queue <queue>    task queue to poll (default chamvi)                         [${ENV.taskQueue}]
+  --address <host:port>   Temporal frontend (default localhost:7233)                  [${ENV.address}]
+  --namespace <ns>        Temporal namespace (default default)                        [${ENV.namespace}]
+  -h, --help              show this help
+
+Prints "ready" once it polls. Stops cleanly on SIGINT or SIGTERM.`;
+
+export const RUN_HELP = `Usage: chamvi run <agent> --prompt <text> [options]
+
+Starts a run of a registered agent as a Temporal workflow (a worker serving the agent must poll
+the task queue: chamvi worker). Prints the workflow id and the run id (the prefix of its effect keys).
+
+Options:
+  --prompt <text>         the user prompt (required)
+  --workflow-id <id>      workflow id (default agent-<agent>-<uuid>); starting an id again after
+                          its run closed is a new run with a new run id
+  --wait                  wait for the result; print the final text and the run's effect calls
+  --json                  with --wait: print the result as JSON
+  --task-queue <queue>    task queue (default chamvi)                 [${ENV.taskQueue}]
+  --address <host:port>   Temporal frontend (default localhost:7233)  [${ENV.address}]
+  --namespace <ns>        Temporal namespace (default default)        [${ENV.namespace}]
+  -h, --help              show this help`;
+
+export const EFFECTS_HELP = `Usage: chamvi effects <run id | workflow id> --store <sqlite path | postgres url> [options]
+
+Prints the effect store's records of a run as a table: tool, key, origin (executed: the tool ran;
+reconciled: alreadyApplied found the effect after a crash), attempt, and when it was recorded.
+Given a workflow id, resolves its first run id (the run id effect keys start with) through the
+Temporal server, when one is reachable.
+
+Options:
+  --store <spec>          effect store: ./effects.db, sqlite:effects.db, postgres://user@host/db [${ENV.store}]
+  --json                  print the records as JSON
+  --address <host:port>   Temporal frontend (default localhost:7233)  [${ENV.address}]
+  --namespace <ns>        Temporal namespace (default default)        [${ENV.namespace}]
+  -h, --help              show this help
+
+Exits 1 when the store holds no record for the run.`;
+
+export const MAIN_HELP = `Usage: chamvi <command> [options]
+
+Run AI SDK agents as Temporal workflows with effect tools (side effects applied at most once).
+
+Commands:
+  dev        the demo: a local Temporal server, a worker with the SQLite effect store, a local
+             issue tracker, the responder agent over three issues, and a real worker crash
+  worker     run a worker for the agents a module exports
+  run        start an agent run (a workflow); --wait prints its result and effects
+  effects    print the effect store's records of a run
+
+Run chamvi <command> --help for a command's options.
+Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, CHAMVI_STORE, CHAMVI_TASK_QUEUE, CHAMVI_AGENTS.`;
