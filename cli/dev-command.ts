@@ -143,7 +143,7 @@ export async function devCommand(args: string[]): Promise<number> {
     const ok = printDemoReport(runs, github, OWNER, REPO);
     const storeHint = `--store ${relative('.', join(stateDir, 'effects.db'))}`;
     process.stdout.write(
-      `\nInspect a run's records: chamvi effects ${runs[0]?.workflowId ?? '<workflow id>'} ${storeHint} --address ${server.address}\n`,
+      `\nInspect a run's records later: npx chamvi effects ${runs[0]?.result?.runId ?? '<run id>'} ${storeHint}\n`,
     );
     step(t0, ok ? 'OK: every issue got exactly one comment' : 'FAILED: an issue did not get exactly one comment');
     return ok ? 0 : 1;
