@@ -139,6 +139,27 @@ describe('agent workflow on the time-skipping server', () => {
     expect(result.effects).toEqual([expect.objectContaining({ outcome: 'reconciled', attempts: 2 })]);
   });
 
+  it('a step-keyed tool sees the same messages in execute as its key was computed from, so a crash still reconciles', async () => {
+    const issue = openIssue();
+    let crashes = 0;
+    const agent = createResponder({
+      githubUrl: github.url,
+      keyByStep: true,
+      model: scriptedModel([answer(issue), { text: 'Done.' }]),
+      afterComment: () => {
+        if (crashes++ === 0) throw new Error('worker lost after posting the comment');
+      },
+    });
+    const result = await withWorker(
+      [{ agent, tools: { comment: { retry: { initialInterval: '10 ms' } } } }],
+      async (taskQueue) => (await startAgentRun(env.client, { agent: 'responder', prompt: 'go', taskQueue })).result(),
+    );
+    expect(commentsOn(issue)).toBe(1);
+    expect(result.effects).toEqual([
+      expect.objectContaining({ key: `${result.runId}:comment:${issue}:0`, outcome: 'reconciled' }),
+    ]);
+  });
+
   it('two identical tool calls in one step apply once, in one activity', async () => {
     const issue = openIssue();
     const call = { toolName: 'comment', input: { issue, body: 'Same words' } };
