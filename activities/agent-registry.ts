@@ -1,5 +1,6 @@
 import type { ToolSet } from 'ai';
 import type { Agent } from '../src/agent/define-agent.js';
+import type { ToolApprovalSettings } from '../src/approvals/approval-policy.js';
 import type { ToolContext } from '../src/context/tool-context.js';
 import { UnknownAgentError, UnknownToolError } from '../src/errors/errors.js';
 import type { ToolActivityOptions } from '../workflows/types.js';
@@ -23,6 +24,17 @@ export interface AgentRegistration {
   readonly toolDefaults?: ToolActivityOptions;
   /** Activity options per tool name. */
   readonly tools?: Readonly<Record<string, ToolActivityOptions>>;
+  /**
+   * AI SDK 7's `toolApproval`: per tool name a status (`'user-approval'`, `'denied'`, ...) or a
+   * function of the input and `{ toolCallId, messages, toolContext }`, or one function for every
+   * call. Evaluated in the model step; where it has no rule (`undefined`), the tool's own
+   * `needsApproval` decides.
+   */
+  readonly toolApproval?: ToolApprovalSettings;
+  /** How long a call waits for a decision (ms or a duration string). Default 7 days. */
+  readonly approvalTimeout?: string | number;
+  /** What happens when nobody decides in time. Default `'deny'`. */
+  readonly onApprovalTimeout?: 'deny' | 'approve';
 }
 
 /** What a worker accepts for each agent: the agent itself, or a registration with settings. */
@@ -34,9 +46,11 @@ export class AgentRegistry {
 
   constructor(entries: readonly AgentEntry[]) {
     for (const entry of entries) {
-      const registration: AgentRegistration = 'agent' in entry && typeof entry.agent === 'object' ? (entry as AgentRegistration) : { agent: entry as Agent };
+      const registration: AgentRegistration =
+        'agent' in entry && typeof entry.agent === 'object' ? entry : { agent: entry as Agent };
       const name = registration.agent.name;
-      if (this.byName.has(name)) throw new TypeError(`Agent "${name}" is registered twice on this worker; agent names must be unique.`);
+      if (this.byName.has(name))
+        throw new TypeError(`Agent "${name}" is registered twice on this worker; agent names must be unique.`);
       this.byName.set(name, registration);
     }
   }

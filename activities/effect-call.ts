@@ -83,6 +83,7 @@ export function createEffectCallActivity(registry: AgentRegistry, store: IEffect
           output,
           report: resolved.report,
           ...(resolved.unrecorded !== undefined ? { unrecorded: resolved.unrecorded } : {}),
+          ...(input.includeResult === true ? { result: resolved.result } : {}),
         };
       } finally {
         stop();

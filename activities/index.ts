@@ -1,6 +1,7 @@
 import type { IEffectStore } from '../src/stores/effect-store.js';
 import type { ChamviActivities } from '../workflows/types.js';
 import { AgentRegistry, type AgentEntry } from './agent-registry.js';
+import { createVerifyApprovalActivity } from './approval-activities.js';
 import { createEffectCallActivity, type EffectCallHooks } from './effect-call.js';
 import { createEffectStoreActivities } from './effect-store-activities.js';
 import { createModelStepActivity } from './model-step.js';
@@ -8,6 +9,7 @@ import { createToolCallActivity } from './tool-call.js';
 
 export { AgentRegistry, type AgentEntry, type AgentRegistration } from './agent-registry.js';
 export type { EffectCallHooks } from './effect-call.js';
+export { APPROVAL_SECRET_ENV } from './approval-activities.js';
 
 /** What {@link createChamviActivities} takes. */
 export interface ChamviActivitiesOptions {
@@ -17,11 +19,16 @@ export interface ChamviActivitiesOptions {
   readonly store: IEffectStore;
   /** Test-kit hooks (fault injection). */
   readonly hooks?: EffectCallHooks;
+  /**
+   * The secret approval tokens are signed with (at least 16 bytes). Default: the
+   * `CHAMVI_APPROVAL_SECRET` environment variable; without one, every approval decision is refused.
+   */
+  readonly approvalSecret?: string | Uint8Array;
 }
 
 /**
  * The activities the agent workflow schedules: `chamvi.modelStep`, `chamvi.effectCall`,
- * `chamvi.toolCall`, `chamvi.recordEffect` and `chamvi.lookupEffect`. Register them on a worker
+ * `chamvi.toolCall`, `chamvi.recordEffect`, `chamvi.lookupEffect` and `chamvi.verifyApproval`. Register them on a worker
  * (the worker factory and plugin do it for you).
  */
 export function createChamviActivities(options: ChamviActivitiesOptions): ChamviActivities {
@@ -33,5 +40,6 @@ export function createChamviActivities(options: ChamviActivitiesOptions): Chamvi
     'chamvi.toolCall': createToolCallActivity(registry),
     'chamvi.recordEffect': storeActivities.recordEffect,
     'chamvi.lookupEffect': storeActivities.lookupEffect,
+    'chamvi.verifyApproval': createVerifyApprovalActivity(options.approvalSecret),
   };
 }

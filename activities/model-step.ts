@@ -1,9 +1,11 @@
-import { generateText, isStepCount, type ModelMessage, type Tool, type ToolSet } from 'ai';
+import { generateText, isStepCount, type ModelMessage, type ToolSet } from 'ai';
+import { resolveApproval } from '../src/approvals/approval-policy.js';
 import { isEffectTool } from '../src/effects/define-effect-tool.js';
 import { resolveEffectKey } from '../src/effects/effect-protocol.js';
-import type { JsonMessage, ModelStepInput, ModelStepResult, ToolCallPlan } from '../workflows/types.js';
+import type { ApprovalPlan, JsonMessage, ModelStepInput, ModelStepResult, ToolCallPlan } from '../workflows/types.js';
 import { activityToolContext, keepHeartbeating, toolCallOptions } from './activity-context.js';
-import type { AgentRegistry } from './agent-registry.js';
+import type { ToolContext } from '../src/context/tool-context.js';
+import type { AgentRegistration, AgentRegistry } from './agent-registry.js';
 import { withFailureMapping } from './failures.js';
 
 /**
@@ -22,7 +24,10 @@ export function createModelStepActivity(registry: AgentRegistry) {
       const { agent } = registration;
       const ctx = activityToolContext(input);
       const offered: ToolSet = {};
-      for (const [name, tool] of Object.entries(agent.tools)) offered[name] = { ...tool, execute: undefined } as ToolSet[string];
+      // Without execute (the workflow runs the calls) and without needsApproval (the workflow asks).
+      for (const [name, tool] of Object.entries(agent.tools)) {
+        offered[name] = { ...tool, execute: undefined, needsApproval: undefined };
+      }
       const stop = keepHeartbeating();
       try {
         const result = await generateText({
@@ -39,7 +44,7 @@ export function createModelStepActivity(registry: AgentRegistry) {
         const refusedCalls: ModelStepResult['refusedCalls'] = [];
         for (const call of result.toolCalls) {
           if ((call as { invalid?: boolean }).invalid === true) continue;
-          const tool = agent.tools[call.toolName] as Tool | undefined;
+          const tool = agent.tools[call.toolName];
           if (tool === undefined || typeof tool.execute !== 'function') {
             refusedCalls.push({
               toolCallId: call.toolCallId,
@@ -49,8 +54,17 @@ export function createModelStepActivity(registry: AgentRegistry) {
             continue;
           }
           const options = { ...registration.toolDefaults, ...registration.tools?.[call.toolName] };
+          const approval = await approvalPlan(registration, tool, call, ctx, input.messages);
+          const approved = approval === undefined ? {} : { approval };
           if (!isEffectTool(tool)) {
-            toolCalls.push({ toolCallId: call.toolCallId, toolName: call.toolName, input: call.input, kind: 'plain', options });
+            toolCalls.push({
+              toolCallId: call.toolCallId,
+              toolName: call.toolName,
+              input: call.input,
+              kind: 'plain',
+              options,
+              ...approved,
+            });
             continue;
           }
           const key = await resolveEffectKey({
@@ -60,7 +74,15 @@ export function createModelStepActivity(registry: AgentRegistry) {
             ctx,
             options: toolCallOptions(call.toolCallId, input.messages, ctx),
           });
-          toolCalls.push({ toolCallId: call.toolCallId, toolName: call.toolName, input: call.input, kind: 'effect', key, options });
+          toolCalls.push({
+            toolCallId: call.toolCallId,
+            toolName: call.toolName,
+            input: call.input,
+            kind: 'effect',
+            key,
+            options,
+            ...approved,
+          });
         }
         return {
           responseMessages: result.response.messages as unknown as JsonMessage[],
@@ -75,5 +97,32 @@ export function createModelStepActivity(registry: AgentRegistry) {
         stop();
       }
     });
+  };
+}
+
+/**
+ * The approval a call needs, from the registration's `toolApproval` or the tool's `needsApproval`:
+ * `undefined` when it runs without asking (`not-applicable` or `approved`).
+ */
+async function approvalPlan(
+  registration: AgentRegistration,
+  tool: ToolSet[string],
+  call: { toolCallId: string; toolName: string; input: unknown },
+  ctx: ToolContext,
+  messages: JsonMessage[],
+): Promise<ApprovalPlan | undefined> {
+  const resolved = await resolveApproval(
+    tool,
+    call,
+    ctx,
+    messages as unknown as ModelMessage[],
+    registration.toolApproval,
+  );
+  if (resolved.status !== 'user-approval' && resolved.status !== 'denied') return undefined;
+  return {
+    status: resolved.status,
+    ...(resolved.reason !== undefined ? { reason: resolved.reason } : {}),
+    ...(registration.approvalTimeout !== undefined ? { timeout: registration.approvalTimeout } : {}),
+    ...(registration.onApprovalTimeout !== undefined ? { onTimeout: registration.onApprovalTimeout } : {}),
   };
 }

@@ -83,3 +83,17 @@ export {
   type ListableEffectStore,
 } from './stores/inspect-effects.js';
 export { storageKey, MAX_PLAIN_KEY_BYTES, HASHED_KEY_PREFIX } from './stores/storage-key.js';
+export {
+  createApprovalToken,
+  verifyApprovalToken,
+  type ApprovalClaims,
+  type ApprovalTokenVerdict,
+} from './approvals/approval-token.js';
+export {
+  resolveApproval,
+  type ApprovalStatus,
+  type ResolvedApproval,
+  type ToolApprovalCallOptions,
+  type ToolApprovalRule,
+  type ToolApprovalSettings,
+} from './approvals/approval-policy.js';

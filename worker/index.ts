@@ -10,7 +10,15 @@ export {
   type AgentRegistration,
   type ChamviActivitiesOptions,
   type EffectCallHooks,
+  APPROVAL_SECRET_ENV,
 } from '../activities/index.js';
+export {
+  listPendingApprovals,
+  decideApproval,
+  ApprovalNotPendingError,
+  type DecideApprovalOptions,
+} from './approvals-client.js';
+export { decideApprovalUpdate, approvalDecisionSignal, pendingApprovalsQuery } from '../workflows/approvals.js';
 export type * from '../workflows/types.js';
 export type { AgentRunOutput, AgentCheckpoint, StepSummary } from '../workflows/agent-loop.js';
 export type { AgentWorkflowInput } from '../workflows/agent-workflow.js';

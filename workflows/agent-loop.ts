@@ -1,8 +1,16 @@
 import { ApplicationFailure, proxyActivities, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
 import { DEFAULT_MODEL_STEP_OPTIONS, toActivityOptions } from './activity-options.js';
+import { ApprovalGate } from './approvals.js';
 import { agentProgressQuery, type AgentProgress } from './progress.js';
 import { dispatchToolCalls } from './tool-dispatch.js';
-import type { ChamviActivities, EffectReportEntry, JsonMessage, RunRef, ToolActivityOptions } from './types.js';
+import type {
+  ApprovalRecord,
+  ChamviActivities,
+  EffectReportEntry,
+  JsonMessage,
+  RunRef,
+  ToolActivityOptions,
+} from './types.js';
 
 /** One model step of a run, as the run's result lists it. */
 export interface StepSummary {
@@ -20,6 +28,8 @@ export interface AgentCheckpoint {
   readonly messages: JsonMessage[];
   readonly steps: StepSummary[];
   readonly effects: EffectReportEntry[];
+  /** Approval decisions so far (absent in checkpoints of older versions). */
+  readonly approvals?: ApprovalRecord[];
 }
 
 /** What {@link runAgentLoop} takes. Exactly one of `prompt`, `messages` or `checkpoint` starts the conversation. */
@@ -58,6 +68,8 @@ export interface AgentRunOutput {
   readonly steps: StepSummary[];
   /** Every effect call: key, tool, outcome (`recorded` | `reconciled` | `executed`), attempts. */
   readonly effects: EffectReportEntry[];
+  /** Every approval decision: approved or denied, by whom (approver, timeout, policy), why. */
+  readonly approvals: ApprovalRecord[];
   readonly messages: JsonMessage[];
 }
 
@@ -79,6 +91,8 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
   const messages = [...start.messages];
   const steps = [...start.steps];
   const effects = [...start.effects];
+  const approvals = [...(start.approvals ?? [])];
+  const gate = new ApprovalGate(run, options.activityOptions?.store);
   const progress = { runId: run.runId, agent: run.agent, step: start.step, status: 'running' } as {
     -readonly [K in keyof AgentProgress]: AgentProgress[K];
   };
@@ -89,17 +103,26 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
     summary: `model step · agent ${run.agent}`,
   })['chamvi.modelStep'];
 
-  let text = '';
+  let text: string | undefined;
   for (let step = start.step; ; step++) {
     if (step > start.step || options.checkpoint !== undefined) {
-      await options.beforeStep?.({ runId: run.runId, step, messages, steps, effects });
+      await options.beforeStep?.({ runId: run.runId, step, messages, steps, effects, approvals });
     }
     progress.step = step;
+    // What the model saw for this step: the tool calls' `options.messages` (AI SDK semantics, and
+    // what the model step computed the effect keys from), without the assistant response.
+    const stepMessages = [...messages];
     const result = await modelStep({ ...run, step, messages });
     messages.push(...result.responseMessages);
     text = result.text;
-    const dispatched = await dispatchToolCalls(run, [...messages], result.toolCalls, options.activityOptions?.store);
-    for (const call of dispatched) if (call.report !== undefined) effects.push(call.report);
+    const dispatched = await dispatchToolCalls(run, stepMessages, result.toolCalls, options.activityOptions?.store, {
+      gate,
+      step,
+    });
+    for (const call of dispatched) {
+      if (call.report !== undefined) effects.push(call.report);
+      if (call.approval !== undefined) approvals.push(call.approval);
+    }
     const answers = [
       ...dispatched,
       ...result.refusedCalls.map((c) => ({ ...c, output: { type: 'error-text', value: c.message } as const })),
@@ -109,7 +132,10 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
       step,
       text: result.text,
       finishReason: result.finishReason,
-      toolCalls: [...result.toolCalls, ...result.refusedCalls].map(({ toolCallId, toolName }) => ({ toolCallId, toolName })),
+      toolCalls: [...result.toolCalls, ...result.refusedCalls].map(({ toolCallId, toolName }) => ({
+        toolCallId,
+        toolName,
+      })),
     });
     setCurrentDetails(describeEffects(run.runId, effects));
     const maxSteps = options.maxSteps ?? result.agentMaxSteps;
@@ -118,7 +144,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
     if (!answered || steps.length >= maxSteps) break;
   }
   progress.status = 'completed';
-  return { runId: run.runId, text, steps, effects, messages };
+  return { runId: run.runId, text: text ?? '', steps, effects, approvals, messages };
 }
 
 function startingPoint(options: AgentLoopOptions): AgentCheckpoint {
@@ -133,7 +159,14 @@ function startingPoint(options: AgentLoopOptions): AgentCheckpoint {
   }
   const messages: JsonMessage[] =
     options.messages !== undefined ? [...options.messages] : [{ role: 'user', content: options.prompt ?? '' }];
-  return { runId: options.runId ?? workflowInfo().firstExecutionRunId, step: 0, messages, steps: [], effects: [] };
+  return {
+    runId: options.runId ?? workflowInfo().firstExecutionRunId,
+    step: 0,
+    messages,
+    steps: [],
+    effects: [],
+    approvals: [],
+  };
 }
 
 /** Adds the step's tool results in call order, into the tool message the model step may have started (invalid calls). */
@@ -141,7 +174,12 @@ function appendToolResults(
   messages: JsonMessage[],
   answers: ReadonlyArray<{ toolCallId: string; toolName: string; output: unknown }>,
 ): void {
-  const parts = answers.map(({ toolCallId, toolName, output }) => ({ type: 'tool-result', toolCallId, toolName, output }));
+  const parts = answers.map(({ toolCallId, toolName, output }) => ({
+    type: 'tool-result',
+    toolCallId,
+    toolName,
+    output,
+  }));
   const last = messages[messages.length - 1];
   if (last !== undefined && last.role === 'tool' && Array.isArray(last.content)) {
     messages[messages.length - 1] = { ...last, content: [...(last.content as unknown[]), ...parts] };

@@ -10,6 +10,13 @@ export {
 } from './agent-loop.js';
 export { agentProgressQuery, type AgentProgress } from './progress.js';
 export {
+  ApprovalGate,
+  approvalDecisionSignal,
+  decideApprovalUpdate,
+  pendingApprovalsQuery,
+  DEFAULT_APPROVAL_TIMEOUT,
+} from './approvals.js';
+export {
   DEFAULT_MODEL_STEP_OPTIONS,
   DEFAULT_STORE_OPTIONS,
   DEFAULT_TOOL_OPTIONS,

@@ -1,6 +1,8 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import { DEFAULT_STORE_OPTIONS, DEFAULT_TOOL_OPTIONS, toActivityOptions } from './activity-options.js';
+import type { ApprovalGate } from './approvals.js';
 import type {
+  ApprovalRecord,
   ChamviActivities,
   EffectReportEntry,
   JsonMessage,
@@ -17,27 +19,53 @@ export interface DispatchedCall {
   readonly toolName: string;
   readonly output: JsonToolOutput;
   readonly report?: EffectReportEntry;
+  /** How the call's approval ended, when it needed one. */
+  readonly approval?: ApprovalRecord;
 }
 
 /** Failure types that go back to the model as a tool error at once (the model can correct the call). */
 const ANSWERED_TO_MODEL = new Set(['ToolNotAllowedError', 'UnknownToolError', 'InvalidToolInputError']);
 /** Failure types that mean the worker's setup is wrong; the run fails with the activity's message. */
-const FAILS_RUN = new Set(['InvalidEffectKeyError', 'InvalidEffectToolError', 'UnknownAgentError', 'LegacyContextFieldError']);
+const FAILS_RUN = new Set([
+  'InvalidEffectKeyError',
+  'InvalidEffectToolError',
+  'UnknownAgentError',
+  'LegacyContextFieldError',
+]);
 
 /**
  * Runs the tool calls of one step, one activity per call, all at once. Effect calls with the same
  * effect key share one activity (one application); the other calls report `recorded`. A failed
  * record write is retried by the effect-store activity before the step ends.
+ *
+ * A call planned with an approval first waits at the gate; a denied call (by the approver, the
+ * policy or the timeout) schedules nothing, so the remote is never touched, and the model gets an
+ * `execution-denied` result with the reason.
  */
 export async function dispatchToolCalls(
   run: RunRef,
   messages: JsonMessage[],
   calls: ToolCallPlan[],
   storeOptions?: ToolActivityOptions,
+  approvals?: { readonly gate: ApprovalGate; readonly step: number },
 ): Promise<DispatchedCall[]> {
   const shared = new Map<string, Promise<ToolCallResult>>();
   const started = calls.map(async (call): Promise<DispatchedCall> => {
     const { toolCallId, toolName } = call;
+    let approval: ApprovalRecord | undefined;
+    if (call.approval !== undefined) {
+      if (approvals === undefined) {
+        throw ApplicationFailure.nonRetryable(
+          `Tool call ${toolCallId} (${toolName}) needs approval, but this loop has no approval gate.`,
+          'InvalidAgentInputError',
+        );
+      }
+      approval = await approvals.gate.decisionFor(call, approvals.step);
+      if (!approval.approved) {
+        return { toolCallId, toolName, output: { type: 'execution-denied', reason: deniedReason(approval) }, approval };
+      }
+    }
+    const withApproval = approval === undefined ? {} : { approval };
     let first = false;
     let pending = call.key === undefined ? undefined : shared.get(call.key);
     if (pending === undefined) {
@@ -49,18 +77,30 @@ export async function dispatchToolCalls(
       const result = await pending;
       if (first && result.unrecorded !== undefined) await recordLater(result, storeOptions);
       const report =
-        result.report === undefined ? undefined : first ? { ...result.report, toolCallId } : { ...result.report, toolCallId, outcome: 'recorded' as const };
-      return { toolCallId, toolName, output: result.output, ...(report ? { report } : {}) };
+        result.report === undefined
+          ? undefined
+          : first
+            ? { ...result.report, toolCallId }
+            : { ...result.report, toolCallId, outcome: 'recorded' as const };
+      return { toolCallId, toolName, output: result.output, ...(report ? { report } : {}), ...withApproval };
     } catch (error) {
-      return { toolCallId, toolName, output: { type: 'error-text', value: failureForModel(toolName, error) } };
+      return {
+        toolCallId,
+        toolName,
+        output: { type: 'error-text', value: failureForModel(toolName, error) },
+        ...withApproval,
+      };
     }
   });
   return Promise.all(started);
 }
 
-function scheduleCall(run: RunRef, messages: JsonMessage[], call: ToolCallPlan): Promise<ToolCallResult> {
+/** Schedules the activity of one planned call (effect or plain). */
+export function scheduleCall(run: RunRef, messages: JsonMessage[], call: ToolCallPlan): Promise<ToolCallResult> {
   const summary =
-    call.kind === 'effect' ? `effect ${call.toolName} · key ${call.key ?? ''}` : `tool ${call.toolName} · call ${call.toolCallId}`;
+    call.kind === 'effect'
+      ? `effect ${call.toolName} · key ${call.key ?? ''}`
+      : `tool ${call.toolName} · call ${call.toolCallId}`;
   const activities = proxyActivities<ChamviActivities>({
     ...toActivityOptions(DEFAULT_TOOL_OPTIONS, call.options),
     summary: summary.length > 200 ? `${summary.slice(0, 197)}...` : summary,
@@ -76,7 +116,18 @@ function scheduleCall(run: RunRef, messages: JsonMessage[], call: ToolCallPlan):
   return call.kind === 'effect' ? activities['chamvi.effectCall'](input) : activities['chamvi.toolCall'](input);
 }
 
-async function recordLater(result: ToolCallResult, storeOptions: ToolActivityOptions | undefined): Promise<void> {
+function deniedReason(record: ApprovalRecord): string {
+  const why = record.reason !== undefined && record.reason !== '' ? `: ${record.reason}` : '.';
+  if (record.decidedBy === 'approver') return `The call was denied by ${record.approver ?? 'the approver'}${why}`;
+  if (record.decidedBy === 'timeout') return record.reason ?? 'Nobody approved the call in time.';
+  return `The call was denied by the approval policy${why}`;
+}
+
+/** Writes a record the effect activity could not write, through the effect-store activity. */
+export async function recordLater(
+  result: ToolCallResult,
+  storeOptions: ToolActivityOptions | undefined,
+): Promise<void> {
   const unrecorded = result.unrecorded;
   if (unrecorded === undefined) return;
   const activities = proxyActivities<ChamviActivities>({
@@ -95,7 +146,8 @@ function failureForModel(toolName: string, error: unknown): string {
   if (isCancellation(error)) throw error;
   const cause = error instanceof ActivityFailure ? error.cause : error;
   if (cause instanceof ApplicationFailure && cause.type !== undefined && cause.type !== null) {
-    if (FAILS_RUN.has(cause.type)) throw ApplicationFailure.create({ type: cause.type, message: cause.message, nonRetryable: true, cause });
+    if (FAILS_RUN.has(cause.type))
+      throw ApplicationFailure.create({ type: cause.type, message: cause.message, nonRetryable: true, cause });
     if (ANSWERED_TO_MODEL.has(cause.type)) return `${cause.type}: ${cause.message}`;
   }
   const message = cause instanceof Error ? cause.message : String(cause);

@@ -56,6 +56,73 @@ export interface ToolCallPlan {
   readonly key?: string;
   /** Activity options for this tool, from the worker's registration. */
   readonly options: ToolActivityOptions;
+  /** Set when the call needs a decision (`user-approval`) or was refused by policy (`denied`). */
+  readonly approval?: ApprovalPlan;
+}
+
+/** How a call waits for its approval, as the model step planned it from the worker's registration. */
+export interface ApprovalPlan {
+  /** `user-approval`: wait for a signed decision; `denied`: refused by the approval policy, no wait. */
+  readonly status: 'user-approval' | 'denied';
+  /** Shown to the approver (`user-approval`) or told to the model (`denied`). */
+  readonly reason?: string;
+  /** How long to wait for a decision (ms or a Temporal duration string). Default 7 days. */
+  readonly timeout?: string | number;
+  /** What silence means once the timeout passes. Default `deny`. */
+  readonly onTimeout?: 'deny' | 'approve';
+}
+
+/** A call waiting for a decision, as the `chamvi.pendingApprovals` query lists it. */
+export interface PendingApproval {
+  readonly runId: string;
+  readonly agent: string;
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly input: unknown;
+  /** The effect key the decision is bound to (empty for a plain tool). */
+  readonly key: string;
+  readonly step: number;
+  readonly reason?: string;
+  /** Workflow time, ISO 8601. */
+  readonly requestedAt: string;
+  /** When silence decides (`onTimeout`), ISO 8601. */
+  readonly deadline: string;
+  readonly onTimeout: 'deny' | 'approve';
+}
+
+/** A decision sent to the run (update `chamvi.decideApproval`, or signal `chamvi.approvalDecision`). */
+export interface ApprovalDecision {
+  readonly toolCallId: string;
+  readonly approved: boolean;
+  /** Why; a denial's reason is told to the model. */
+  readonly reason?: string;
+  /** An approval token minted for this run, call, effect key and decision (`createApprovalToken`). */
+  readonly token: string;
+  /** Who decided, for the record. */
+  readonly approver?: string;
+}
+
+/** How a call's approval ended, as the run's result and the decision update report it. */
+export interface ApprovalRecord {
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly key: string;
+  readonly approved: boolean;
+  /** `approver`: a verified decision; `timeout`: nobody answered in time; `policy`: the approval rule said `denied`. */
+  readonly decidedBy: 'approver' | 'timeout' | 'policy';
+  readonly reason?: string;
+  readonly approver?: string;
+  readonly requestedAt: string;
+  readonly decidedAt: string;
+}
+
+/** Input of the approval-verification activity: the token and what it must be bound to. */
+export interface VerifyApprovalInput {
+  readonly token: string;
+  readonly runId: string;
+  readonly toolCallId: string;
+  readonly key: string;
+  readonly approved: boolean;
 }
 
 /** Output of the model-step activity. */
@@ -80,6 +147,8 @@ export interface ToolCallInput extends RunRef {
   readonly key?: string;
   /** The messages sent to the model for the step that produced the call (AI SDK's `options.messages`). */
   readonly messages: JsonMessage[];
+  /** Also return the tool's raw result (for workflow-side tools that call effect tools; see `callEffectTool`). */
+  readonly includeResult?: boolean;
 }
 
 /** Outcome of one effect call, as reported by runs and queries. */
@@ -113,6 +182,8 @@ export interface ToolCallResult {
   readonly output: JsonToolOutput;
   readonly report?: EffectReportEntry;
   readonly unrecorded?: UnrecordedEffect;
+  /** The raw result, when the input asked for it (`includeResult`). */
+  readonly result?: unknown;
 }
 
 /** The activities the agent workflow schedules, by name. Implemented by `createChamviActivities`. */
@@ -121,5 +192,6 @@ export interface ChamviActivities {
   'chamvi.effectCall'(input: ToolCallInput): Promise<ToolCallResult>;
   'chamvi.toolCall'(input: ToolCallInput): Promise<ToolCallResult>;
   'chamvi.recordEffect'(unrecorded: UnrecordedEffect): Promise<void>;
-  'chamvi.lookupEffect'(key: string): Promise<{ found: boolean; result?: unknown; origin?: string } >;
+  'chamvi.lookupEffect'(key: string): Promise<{ found: boolean; result?: unknown; origin?: string }>;
+  'chamvi.verifyApproval'(input: VerifyApprovalInput): Promise<{ valid: boolean; problem?: string }>;
 }

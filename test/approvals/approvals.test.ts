@@ -1,0 +1,310 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import {
+  createApprovalToken,
+  defineAgent,
+  defineEffectTool,
+  MemoryEffectStore,
+  type Agent,
+  type EffectTool,
+  type IEffectStore,
+} from '../../src/index.js';
+import { LocalGitHubServer } from '../../testing/github/index.js';
+import { scriptedModel } from '../../testing/scripted-model.js';
+import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
+import {
+  createAgentWorker,
+  decideApproval,
+  decideApprovalUpdate,
+  listPendingApprovals,
+  startAgentRun,
+  type AgentRegistration,
+  type PendingApproval,
+} from '../../worker/index.js';
+import { createResponder, OWNER, REPO } from '../fixtures/responder.js';
+
+const SECRET = 'approval-secret-for-tests-0123456789';
+const quiet = {
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};
+
+let env: TestWorkflowEnvironment;
+let github: LocalGitHubServer;
+let bundle: WorkflowBundle;
+
+beforeAll(async () => {
+  env = await createTimeSkippingEnvironment();
+  github = await new LocalGitHubServer().start();
+  bundle = await bundleWorkflowCode({
+    workflowsPath: fileURLToPath(new URL('../fixtures/workflows.ts', import.meta.url)),
+    logger: quiet,
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await github?.stop();
+  await env?.teardown();
+});
+
+function openIssue(): number {
+  return github.tracker.createIssue(OWNER, REPO, { title: `issue ${randomUUID()}`, login: 'alice' }).number;
+}
+
+const commentsOn = (issue: number): number => github.tracker.listComments(OWNER, REPO, issue)?.length ?? 0;
+
+/** The responder whose comment tool needs approval (AI SDK 7's `needsApproval` on the tool). */
+function guardedResponder(script: Parameters<typeof scriptedModel>[0]): Agent {
+  const base = createResponder({ githubUrl: github.url, model: scriptedModel(script) });
+  return defineAgent({
+    name: 'responder',
+    model: base.model,
+    ...(base.instructions !== undefined ? { instructions: base.instructions } : {}),
+    // defineEffectTool again: a spread copy would lose the (non-enumerable) effect-tool brand.
+    tools: {
+      ...base.tools,
+      comment: defineEffectTool({ ...(base.tools['comment'] as EffectTool), needsApproval: true }),
+    },
+  });
+}
+
+/** Runs a worker (prebuilt bundle, time-skipping server) while `body` runs. */
+async function withWorker<T>(
+  taskQueue: string,
+  agent: AgentRegistration,
+  body: () => Promise<T>,
+  store: IEffectStore = new MemoryEffectStore(),
+  cache = true,
+): Promise<T> {
+  const worker = await createAgentWorker({
+    connection: env.nativeConnection,
+    taskQueue,
+    agents: [agent],
+    store,
+    approvalSecret: SECRET,
+    // Without a cache, no sticky queue: the time-skipping server would otherwise hold the run's
+    // next task for the stopped worker until the sticky timeout passes in (locked) server time.
+    workerOptions: { workflowBundle: bundle, ...(cache ? {} : { maxCachedWorkflows: 0 }) },
+  });
+  return worker.runUntil(body());
+}
+
+async function pendingOf(handle: WorkflowHandle, count = 1): Promise<PendingApproval[]> {
+  const until = Date.now() + 20_000;
+  for (;;) {
+    const pending = await listPendingApprovals(env.client, handle.workflowId).catch(() => []);
+    if (pending.length >= count) return pending;
+    if (Date.now() > until) throw new Error('no pending approval in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const commentCall = (issue: number, toolCallId?: string) => ({
+  toolName: 'comment',
+  input: { issue, body: 'Thanks!' },
+  ...(toolCallId !== undefined ? { toolCallId } : {}),
+});
+
+describe('durable approval of effect tools (time-skipping server)', () => {
+  it('waits three days across a worker restart, then an approved call applies its effect once', async () => {
+    const issue = openIssue();
+    const agent = guardedResponder([{ toolCalls: [commentCall(issue)] }, { text: 'Done.' }]);
+    const store = new MemoryEffectStore();
+    const taskQueue = `q-${randomUUID()}`;
+    // First worker: the run reaches the approval and waits; then the worker goes away.
+    const { handle, pending } = await withWorker(
+      taskQueue,
+      { agent },
+      async () => {
+        const h = await startAgentRun(env.client, { agent: 'responder', prompt: `Answer ${issue}`, taskQueue });
+        return { handle: h, pending: await pendingOf(h) };
+      },
+      store,
+      false,
+    );
+    expect(pending).toEqual([
+      expect.objectContaining({
+        toolName: 'comment',
+        toolCallId: 'call-0-0',
+        key: `${handle.firstExecutionRunId}:comment:${issue}`,
+        onTimeout: 'deny',
+      }),
+    ]);
+    expect(commentsOn(issue)).toBe(0);
+    await env.sleep('3 days');
+    // A new worker (empty workflow cache: the run is replayed from history) takes the decision.
+    const result = await withWorker(
+      taskQueue,
+      { agent },
+      async () => {
+        const record = await decideApproval(env.client, handle.workflowId, {
+          toolCallId: 'call-0-0',
+          approved: true,
+          reason: 'ok',
+          approver: 'bob',
+          secret: SECRET,
+        });
+        expect(record).toMatchObject({ approved: true, decidedBy: 'approver', approver: 'bob' });
+        return handle.result();
+      },
+      store,
+    );
+    expect(commentsOn(issue)).toBe(1);
+    expect(result.effects).toEqual([expect.objectContaining({ toolName: 'comment', outcome: 'executed' })]);
+    const [approval] = result.approvals;
+    expect(approval).toMatchObject({ toolCallId: 'call-0-0', approved: true, decidedBy: 'approver', reason: 'ok' });
+    const waited = Date.parse(approval?.decidedAt ?? '') - Date.parse(approval?.requestedAt ?? '');
+    expect(waited).toBeGreaterThanOrEqual(3 * 86_400_000);
+  });
+
+  it('a denied call never touches the remote, and the model is told why', async () => {
+    const issue = openIssue();
+    const agent = guardedResponder([{ toolCalls: [commentCall(issue)] }, { text: 'Understood.' }]);
+    const taskQueue = `q-${randomUUID()}`;
+    const result = await withWorker(taskQueue, { agent }, async () => {
+      const handle = await startAgentRun(env.client, { agent: 'responder', prompt: `Answer ${issue}`, taskQueue });
+      await pendingOf(handle);
+      await decideApproval(env.client, handle.workflowId, {
+        toolCallId: 'call-0-0',
+        approved: false,
+        reason: 'wrong tone',
+        secret: SECRET,
+      });
+      return handle.result();
+    });
+    expect(commentsOn(issue)).toBe(0);
+    expect(result.effects).toEqual([]);
+    expect(result.approvals).toEqual([
+      expect.objectContaining({ approved: false, decidedBy: 'approver', reason: 'wrong tone' }),
+    ]);
+    const told = JSON.stringify(result.messages.filter((m) => m.role === 'tool'));
+    expect(told).toContain('execution-denied');
+    expect(told).toContain('wrong tone');
+    expect(result.text).toBe('Understood.');
+  });
+
+  it('nobody answers: the call is denied when the approval timeout passes', async () => {
+    const issue = openIssue();
+    const agent = guardedResponder([{ toolCalls: [commentCall(issue)] }, { text: 'No answer, no comment.' }]);
+    const taskQueue = `q-${randomUUID()}`;
+    const result = await withWorker(taskQueue, { agent, approvalTimeout: '2 days' }, async () => {
+      const handle = await startAgentRun(env.client, { agent: 'responder', prompt: `Answer ${issue}`, taskQueue });
+      return handle.result();
+    });
+    expect(commentsOn(issue)).toBe(0);
+    expect(result.approvals).toEqual([expect.objectContaining({ approved: false, decidedBy: 'timeout' })]);
+    const [approval] = result.approvals;
+    expect(Date.parse(approval?.decidedAt ?? '') - Date.parse(approval?.requestedAt ?? '')).toBeGreaterThanOrEqual(
+      2 * 86_400_000,
+    );
+    expect(JSON.stringify(result.messages)).toContain('Nobody decided within 2 days');
+  });
+
+  it('forged, misbound and replayed decisions are refused; the call waits for a valid one', async () => {
+    const [a, b] = [openIssue(), openIssue()];
+    const agent = guardedResponder([
+      { toolCalls: [commentCall(a, 'call-a'), commentCall(b, 'call-b')] },
+      { text: 'Done.' },
+    ]);
+    const taskQueue = `q-${randomUUID()}`;
+    const result = await withWorker(taskQueue, { agent }, async () => {
+      const handle = await startAgentRun(env.client, { agent: 'responder', prompt: 'Answer both', taskQueue });
+      const pending = await pendingOf(handle, 2);
+      const callA = pending.find((p) => p.toolCallId === 'call-a') as PendingApproval;
+      const callB = pending.find((p) => p.toolCallId === 'call-b') as PendingApproval;
+      // The update fails with WorkflowUpdateFailedError; the refusal's message is its cause's.
+      const send = (toolCallId: string, approved: boolean, token: string) =>
+        handle
+          .executeUpdate(decideApprovalUpdate, { args: [{ toolCallId, approved, token }] })
+          .catch((error: unknown) => {
+            const cause = (error as { cause?: Error }).cause;
+            throw new Error(`${(error as Error).message}: ${cause?.message ?? ''}`);
+          });
+      const claims = (p: PendingApproval, approved: boolean) => ({
+        runId: p.runId,
+        toolCallId: p.toolCallId,
+        key: p.key,
+        approved,
+      });
+
+      // Forged: signed with a secret the workers do not hold.
+      await expect(
+        send('call-a', true, createApprovalToken('not-the-workers-secret-xxxxxxxx', claims(callA, true))),
+      ).rejects.toThrow(/not signed/);
+      // Garbage.
+      await expect(send('call-a', true, 'let-me-in')).rejects.toThrow(/not a chamvi approval token/);
+      // A valid token for call A replayed onto call B.
+      const approveA = createApprovalToken(SECRET, claims(callA, true));
+      await expect(send('call-b', true, approveA)).rejects.toThrow(/another tool call/);
+      // A token minted to deny, offered as an approval.
+      await expect(send('call-b', true, createApprovalToken(SECRET, claims(callB, false)))).rejects.toThrow(
+        /minted to deny/,
+      );
+      // A token for another run (same call id and key shape).
+      await expect(
+        send('call-b', true, createApprovalToken(SECRET, { ...claims(callB, true), runId: 'other-run' })),
+      ).rejects.toThrow(/another run/);
+      expect((await listPendingApprovals(env.client, handle.workflowId)).map((p) => p.toolCallId).sort()).toEqual([
+        'call-a',
+        'call-b',
+      ]);
+
+      // The valid decision for A counts once; replaying it is refused.
+      await expect(send('call-a', true, approveA)).resolves.toMatchObject({ approved: true, decidedBy: 'approver' });
+      await expect(send('call-a', true, approveA)).rejects.toThrow(/already approved|not waiting/);
+      await send('call-b', false, createApprovalToken(SECRET, claims(callB, false)));
+      return handle.result();
+    });
+    expect(commentsOn(a)).toBe(1);
+    expect(commentsOn(b)).toBe(0);
+    expect(result.approvals.map((r) => [r.toolCallId, r.approved]).sort()).toEqual([
+      ['call-a', true],
+      ['call-b', false],
+    ]);
+  });
+
+  it('approving a call whose effect was already applied returns the recorded result: no second effect', async () => {
+    const issue = openIssue();
+    const agent = guardedResponder([{ toolCalls: [commentCall(issue)] }, { text: 'Done.' }]);
+    const runId = `run-${randomUUID()}`;
+    const store = new MemoryEffectStore();
+    // An earlier attempt of this run applied and recorded the effect (say, before a reset).
+    await store.put(`${runId}:comment:${issue}`, {
+      toolName: 'comment',
+      result: { id: 4242 },
+      origin: 'executed',
+      runId,
+    });
+    const taskQueue = `q-${randomUUID()}`;
+    const result = await withWorker(
+      taskQueue,
+      { agent },
+      async () => {
+        const handle = await startAgentRun(env.client, {
+          agent: 'responder',
+          prompt: `Answer ${issue}`,
+          taskQueue,
+          runId,
+        });
+        const [pending] = await pendingOf(handle);
+        expect(pending?.key).toBe(`${runId}:comment:${issue}`);
+        await decideApproval(env.client, handle.workflowId, { toolCallId: 'call-0-0', approved: true, secret: SECRET });
+        return handle.result();
+      },
+      store,
+    );
+    expect(commentsOn(issue)).toBe(0);
+    expect(result.effects).toEqual([
+      expect.objectContaining({ outcome: 'recorded', key: `${runId}:comment:${issue}` }),
+    ]);
+    expect(JSON.stringify(result.messages)).toContain('4242');
+  });
+});

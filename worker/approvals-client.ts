@@ -1,0 +1,72 @@
+import type { Client } from '@temporalio/client';
+import { APPROVAL_SECRET_ENV } from '../activities/approval-activities.js';
+import { createApprovalToken } from '../src/approvals/approval-token.js';
+import { decideApprovalUpdate, pendingApprovalsQuery } from '../workflows/approvals.js';
+import type { ApprovalRecord, PendingApproval } from '../workflows/types.js';
+
+/** The calls of an agent run waiting for a decision (query `chamvi.pendingApprovals`). */
+export async function listPendingApprovals(client: Client, workflowId: string): Promise<PendingApproval[]> {
+  return client.workflow.getHandle(workflowId).query(pendingApprovalsQuery);
+}
+
+/** What {@link decideApproval} takes. */
+export interface DecideApprovalOptions {
+  readonly toolCallId: string;
+  readonly approved: boolean;
+  /** Why; a denial's reason is told to the model. */
+  readonly reason?: string;
+  /** Who decides, for the run's record. */
+  readonly approver?: string;
+  /** The approval secret the workers hold. Default: `CHAMVI_APPROVAL_SECRET`. */
+  readonly secret?: string | Uint8Array;
+}
+
+/** A decision could not be made (no such pending call, no secret). */
+export class ApprovalNotPendingError extends Error {
+  override readonly name = 'ApprovalNotPendingError';
+}
+
+/**
+ * Approves or denies a pending call of an agent run: looks the call up in the run's pending
+ * approvals (for its run id and effect key), mints the token for exactly this call and decision
+ * with the approval secret, and sends it with update `chamvi.decideApproval`. Resolves to the
+ * run's record of the decision; rejects when the run refuses it (an invalid token, a call decided
+ * meanwhile).
+ */
+export async function decideApproval(
+  client: Client,
+  workflowId: string,
+  options: DecideApprovalOptions,
+): Promise<ApprovalRecord> {
+  const secret = options.secret ?? process.env[APPROVAL_SECRET_ENV];
+  if (secret === undefined || secret === '') {
+    throw new ApprovalNotPendingError(
+      `No approval secret: pass secret, or set ${APPROVAL_SECRET_ENV} to the workers' secret.`,
+    );
+  }
+  const pending = await listPendingApprovals(client, workflowId);
+  const call = pending.find((p) => p.toolCallId === options.toolCallId);
+  if (call === undefined) {
+    const waiting = pending.map((p) => p.toolCallId).join(', ');
+    throw new ApprovalNotPendingError(
+      `Tool call ${options.toolCallId} of workflow ${workflowId} is not waiting for approval${waiting ? ` (waiting: ${waiting})` : ' (nothing is waiting)'}.`,
+    );
+  }
+  const token = createApprovalToken(secret, {
+    runId: call.runId,
+    toolCallId: call.toolCallId,
+    key: call.key,
+    approved: options.approved,
+  });
+  return client.workflow.getHandle(workflowId).executeUpdate(decideApprovalUpdate, {
+    args: [
+      {
+        toolCallId: call.toolCallId,
+        approved: options.approved,
+        token,
+        ...(options.reason !== undefined ? { reason: options.reason } : {}),
+        ...(options.approver !== undefined ? { approver: options.approver } : {}),
+      },
+    ],
+  });
+}

@@ -1,0 +1,231 @@
+import {
+  ApplicationFailure,
+  condition,
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+  log,
+  proxyActivities,
+  setHandler,
+} from '@temporalio/workflow';
+import { DEFAULT_STORE_OPTIONS, toActivityOptions } from './activity-options.js';
+import type {
+  ApprovalDecision,
+  ApprovalRecord,
+  ChamviActivities,
+  PendingApproval,
+  RunRef,
+  ToolActivityOptions,
+  ToolCallPlan,
+} from './types.js';
+
+/** How long a call waits for a decision when the registration sets no `approvalTimeout`. */
+export const DEFAULT_APPROVAL_TIMEOUT = '7 days';
+
+/** Update `chamvi.decideApproval`: approve or deny a pending call; answers the record, or fails with why it was refused. */
+export const decideApprovalUpdate = defineUpdate<ApprovalRecord, [ApprovalDecision]>('chamvi.decideApproval');
+/** Signal `chamvi.approvalDecision`: the same decision, fire-and-forget (a refused one is logged and dropped). */
+export const approvalDecisionSignal = defineSignal<[ApprovalDecision]>('chamvi.approvalDecision');
+/** Query `chamvi.pendingApprovals`: the calls of the run waiting for a decision. */
+export const pendingApprovalsQuery = defineQuery<PendingApproval[]>('chamvi.pendingApprovals');
+
+interface Waiting {
+  readonly request: PendingApproval;
+  decision?: ApprovalRecord;
+}
+
+/**
+ * The approval gate of one run: the calls waiting for a decision, the handlers that take
+ * decisions, and the decisions taken. A decision counts only when its token verifies (in the
+ * `chamvi.verifyApproval` activity, where the worker holds the secret) against this run, this
+ * call, its effect key and the decision; anything else is refused and the call keeps waiting.
+ * All of it is workflow state, rebuilt from history on replay, so a wait survives worker
+ * restarts and can last days.
+ */
+export class ApprovalGate {
+  private readonly waiting = new Map<string, Waiting>();
+
+  constructor(
+    private readonly run: RunRef,
+    private readonly verifyOptions?: ToolActivityOptions,
+  ) {
+    setHandler(pendingApprovalsQuery, () =>
+      [...this.waiting.values()].filter((w) => w.decision === undefined).map((w) => w.request),
+    );
+    setHandler(decideApprovalUpdate, (decision) => this.decide(decision), {
+      validator: (decision: ApprovalDecision) => this.validate(decision),
+    });
+    setHandler(approvalDecisionSignal, async (decision) => {
+      try {
+        this.validate(decision);
+        await this.decide(decision);
+      } catch (error) {
+        log.warn('Refused an approval decision sent by signal', {
+          toolCallId: decision?.toolCallId,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    });
+  }
+
+  /**
+   * Waits for the decision on `call` (a `user-approval` plan), or its timeout. A `denied` plan is
+   * answered at once without waiting.
+   */
+  async decisionFor(call: ToolCallPlan, step: number): Promise<ApprovalRecord> {
+    const plan = call.approval;
+    const requestedAt = new Date().toISOString();
+    const key = call.key ?? '';
+    const reason = plan?.reason;
+    if (plan === undefined || plan.status === 'denied') {
+      return {
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        key,
+        approved: false,
+        decidedBy: 'policy',
+        reason: reason ?? 'The approval policy denies this call.',
+        requestedAt,
+        decidedAt: requestedAt,
+      };
+    }
+    const timeout = plan.timeout ?? DEFAULT_APPROVAL_TIMEOUT;
+    const onTimeout = plan.onTimeout ?? 'deny';
+    const timeoutMs = durationMs(timeout);
+    const waiting: Waiting = {
+      request: {
+        runId: this.run.runId,
+        agent: this.run.agent,
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        input: call.input,
+        key,
+        step,
+        ...(reason !== undefined ? { reason } : {}),
+        requestedAt,
+        deadline: new Date(Date.now() + timeoutMs).toISOString(),
+        onTimeout,
+      },
+    };
+    this.waiting.set(call.toolCallId, waiting);
+    const answered = await condition(() => waiting.decision !== undefined, timeoutMs);
+    if (!answered) {
+      waiting.decision = {
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        key,
+        approved: onTimeout === 'approve',
+        decidedBy: 'timeout',
+        reason: `Nobody decided within ${typeof timeout === 'number' ? `${timeout} ms` : timeout}; the call is ${onTimeout === 'approve' ? 'approved' : 'denied'} by default.`,
+        requestedAt,
+        decidedAt: new Date().toISOString(),
+      };
+    }
+    return waiting.decision as ApprovalRecord;
+  }
+
+  /** Cheap checks before a decision is accepted into history (a rejected update leaves no trace). */
+  private validate(decision: ApprovalDecision): void {
+    if (typeof decision !== 'object' || decision === null || typeof decision.toolCallId !== 'string') {
+      throw new TypeError('An approval decision needs { toolCallId, approved, token }.');
+    }
+    if (typeof decision.approved !== 'boolean') throw new TypeError('approved must be true or false.');
+    if (typeof decision.token !== 'string' || decision.token.length === 0) {
+      throw new TypeError('An approval decision needs the approval token minted for it (createApprovalToken).');
+    }
+    const waiting = this.waiting.get(decision.toolCallId);
+    if (waiting === undefined)
+      throw new Error(`Tool call ${decision.toolCallId} of run ${this.run.runId} is not waiting for approval.`);
+    if (waiting.decision !== undefined) {
+      throw new Error(
+        `Tool call ${decision.toolCallId} was already ${waiting.decision.approved ? 'approved' : 'denied'} (by ${waiting.decision.decidedBy}).`,
+      );
+    }
+  }
+
+  private async decide(decision: ApprovalDecision): Promise<ApprovalRecord> {
+    const waiting = this.waiting.get(decision.toolCallId);
+    if (waiting === undefined)
+      throw ApplicationFailure.nonRetryable(
+        `Tool call ${decision.toolCallId} is not waiting for approval.`,
+        'ApprovalRefusedError',
+      );
+    const { request } = waiting;
+    const verify = proxyActivities<ChamviActivities>({
+      ...toActivityOptions(DEFAULT_STORE_OPTIONS, this.verifyOptions),
+      summary: `verify approval · call ${request.toolCallId}`,
+    })['chamvi.verifyApproval'];
+    const verdict = await verify({
+      token: decision.token,
+      runId: request.runId,
+      toolCallId: request.toolCallId,
+      key: request.key,
+      approved: decision.approved,
+    });
+    if (!verdict.valid) {
+      throw ApplicationFailure.create({
+        type: 'ApprovalRefusedError',
+        nonRetryable: true,
+        message: `Approval decision for tool call ${request.toolCallId} refused: ${verdict.problem ?? 'invalid token'}.`,
+      });
+    }
+    // Decided while the token was being checked (another decision, or the timeout): the first one stands.
+    if (waiting.decision !== undefined) {
+      throw ApplicationFailure.create({
+        type: 'ApprovalRefusedError',
+        nonRetryable: true,
+        message: `Tool call ${request.toolCallId} was already ${waiting.decision.approved ? 'approved' : 'denied'} (by ${waiting.decision.decidedBy}).`,
+      });
+    }
+    waiting.decision = {
+      toolCallId: request.toolCallId,
+      toolName: request.toolName,
+      key: request.key,
+      approved: decision.approved,
+      decidedBy: 'approver',
+      ...(decision.reason !== undefined ? { reason: decision.reason } : {}),
+      ...(decision.approver !== undefined ? { approver: decision.approver } : {}),
+      requestedAt: request.requestedAt,
+      decidedAt: new Date().toISOString(),
+    };
+    return waiting.decision;
+  }
+}
+
+const UNITS: Record<string, number> = {
+  ms: 1,
+  millisecond: 1,
+  milliseconds: 1,
+  s: 1_000,
+  sec: 1_000,
+  second: 1_000,
+  seconds: 1_000,
+  m: 60_000,
+  min: 60_000,
+  minute: 60_000,
+  minutes: 60_000,
+  h: 3_600_000,
+  hour: 3_600_000,
+  hours: 3_600_000,
+  d: 86_400_000,
+  day: 86_400_000,
+  days: 86_400_000,
+  w: 604_800_000,
+  week: 604_800_000,
+  weeks: 604_800_000,
+};
+
+/** A duration (ms, or a string like `'3 days'`, `'90 minutes'`, `'1.5h'`) in ms. */
+export function durationMs(duration: string | number): number {
+  if (typeof duration === 'number') return duration;
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(duration);
+  const unit = match?.[2] === undefined || match[2] === '' ? 'ms' : match[2].toLowerCase();
+  const factor = UNITS[unit];
+  if (match === null || factor === undefined) {
+    throw ApplicationFailure.nonRetryable(
+      `Cannot read the duration "${duration}" (try '3 days' or a number of ms).`,
+      'InvalidAgentInputError',
+    );
+  }
+  return Number(match[1]) * factor;
+}
