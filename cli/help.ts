@@ -76,6 +76,8 @@ Commands:
   worker     run a worker for the agents a module exports
   run        start an agent run (a workflow); --wait prints its result and effects
   effects    print the effect store's records of a run
+  approvals  list a run's tool calls waiting for approval
+  approve    approve (or --deny) a pending tool call; needs CHAMVI_APPROVAL_SECRET
 
 Run chamvi <command> --help for a command's options.
 Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, CHAMVI_STORE, CHAMVI_TASK_QUEUE, CHAMVI_AGENTS.`;

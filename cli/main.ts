@@ -3,6 +3,7 @@
 // Commands load on demand, so `--help` and usage errors answer without loading Temporal.
 import { readFileSync } from 'node:fs';
 import { DEV_HELP, EFFECTS_HELP, MAIN_HELP, RUN_HELP, WORKER_HELP } from './help.js';
+import { APPROVALS_HELP, APPROVE_HELP } from './approvals-help.js';
 import { exitWithError, UsageError } from './usage-error.js';
 
 type Command = (args: string[]) => Promise<number>;
@@ -12,6 +13,8 @@ const COMMANDS: Record<string, { help: string; load: () => Promise<Command> }> =
   worker: { help: WORKER_HELP, load: async () => (await import('./worker-command.js')).workerCommand },
   run: { help: RUN_HELP, load: async () => (await import('./run-command.js')).runCommand },
   effects: { help: EFFECTS_HELP, load: async () => (await import('./effects-command.js')).effectsCommand },
+  approvals: { help: APPROVALS_HELP, load: async () => (await import('./approvals-command.js')).approvalsCommand },
+  approve: { help: APPROVE_HELP, load: async () => (await import('./approvals-command.js')).approveCommand },
 };
 
 function version(): string {

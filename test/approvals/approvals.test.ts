@@ -26,6 +26,7 @@ import {
   type PendingApproval,
 } from '../../worker/index.js';
 import { createResponder, OWNER, REPO } from '../fixtures/responder.js';
+import { runCli } from '../product/run-cli.js';
 
 const SECRET = 'approval-secret-for-tests-0123456789';
 const quiet = {
@@ -307,4 +308,32 @@ describe('durable approval of effect tools (time-skipping server)', () => {
     ]);
     expect(JSON.stringify(result.messages)).toContain('4242');
   });
+
+  it('the CLI lists pending approvals and denies one with a reason (chamvi approvals / chamvi approve --deny)', async () => {
+    const issue = openIssue();
+    const agent = guardedResponder([{ toolCalls: [commentCall(issue)] }, { text: 'Fine.' }]);
+    const taskQueue = `q-${randomUUID()}`;
+    const cliEnv = { TEMPORAL_ADDRESS: env.address, CHAMVI_APPROVAL_SECRET: SECRET };
+    const result = await withWorker(taskQueue, { agent }, async () => {
+      const handle = await startAgentRun(env.client, { agent: 'responder', prompt: `Answer ${issue}`, taskQueue });
+      await pendingOf(handle);
+      const listed = await runCli(['approvals', handle.workflowId], cliEnv);
+      expect(listed.stderr).toBe('');
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).toMatch(/call-0-0\s+comment/);
+      const noSecret = await runCli(['approve', handle.workflowId, 'call-0-0'], { TEMPORAL_ADDRESS: env.address });
+      expect(noSecret.code).toBe(2);
+      const denied = await runCli(
+        ['approve', handle.workflowId, 'call-0-0', '--deny', '--reason', 'not now', '--approver', 'carol'],
+        cliEnv,
+      );
+      expect(denied.code).toBe(0);
+      expect(denied.stdout).toContain('denied comment call call-0-0');
+      return handle.result();
+    });
+    expect(commentsOn(issue)).toBe(0);
+    expect(result.approvals).toEqual([
+      expect.objectContaining({ approved: false, approver: 'carol', reason: 'not now' }),
+    ]);
+  }, 90_000);
 });
