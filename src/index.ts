@@ -97,3 +97,14 @@ export {
   type ToolApprovalRule,
   type ToolApprovalSettings,
 } from './approvals/approval-policy.js';
+export {
+  mcpTools,
+  mcpToolPolicy,
+  type McpToolAnnotations,
+  type McpToolDeclaration,
+  type McpToolDefinition,
+  type McpToolPolicy,
+  type McpTools,
+  type McpToolSource,
+  type McpToolsOptions,
+} from './mcp/mcp-tools.js';
