@@ -23,4 +23,10 @@ export {
   NON_RETRYABLE_TYPES,
   toActivityOptions,
 } from './activity-options.js';
+export {
+  effectToolCalls,
+  type CallOptionsLike,
+  type EffectToolCalls,
+  type EffectToolCallsOptions,
+} from './effect-tool-calls.js';
 export type * from './types.js';
