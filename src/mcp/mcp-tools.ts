@@ -138,7 +138,7 @@ export async function mcpTools(client: McpToolSource, options: McpToolsOptions =
     const withApproval = { ...base, needsApproval } as Tool;
     tools[name] =
       kind === 'plain'
-        ? (withApproval)
+        ? withApproval
         : (defineEffectTool({
             ...(withApproval as Tool<unknown, unknown, ToolContext> & { execute: NonNullable<Tool['execute']> }),
             ...(declared?.effectKey !== undefined ? { effectKey: declared.effectKey as never } : {}),
