@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { APPROVAL_SECRET_ENV } from '../activities/approval-activities.js';
 import { createApprovalToken } from '../src/approvals/approval-token.js';
+import { ChamviError } from '../src/errors/chamvi-error.js';
 import { decideApprovalUpdate, pendingApprovalsQuery } from '../workflows/approvals.js';
 import type { ApprovalRecord, PendingApproval } from '../workflows/types.js';
 
@@ -21,9 +22,10 @@ export interface DecideApprovalOptions {
   readonly secret?: string | Uint8Array;
 }
 
-/** A decision could not be made (no such pending call, no secret). */
-export class ApprovalNotPendingError extends Error {
-  override readonly name = 'ApprovalNotPendingError';
+/** A decision could not be made (no such pending call, no secret). Not retryable as it is. */
+export class ApprovalNotPendingError extends ChamviError {
+  static override readonly errorName = 'ApprovalNotPendingError';
+  readonly retryable = false;
 }
 
 /**
