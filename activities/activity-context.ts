@@ -14,7 +14,9 @@ export function activityToolContext(run: RunRef): ToolContext {
   const context = Context.current();
   const deadlineMs = context.info.startToCloseTimeoutMs;
   const signal =
-    deadlineMs > 0 ? AbortSignal.any([context.cancellationSignal, AbortSignal.timeout(deadlineMs)]) : context.cancellationSignal;
+    deadlineMs > 0
+      ? AbortSignal.any([context.cancellationSignal, AbortSignal.timeout(deadlineMs)])
+      : context.cancellationSignal;
   return createToolContext({
     runId: run.runId,
     agent: run.agent,
@@ -26,7 +28,11 @@ export function activityToolContext(run: RunRef): ToolContext {
 }
 
 /** AI SDK call options for a tool call made from an activity. */
-export function toolCallOptions(toolCallId: string, messages: JsonMessage[], ctx: ToolContext): ToolExecutionOptions<ToolContext> {
+export function toolCallOptions(
+  toolCallId: string,
+  messages: JsonMessage[],
+  ctx: ToolContext,
+): ToolExecutionOptions<ToolContext> {
   return { toolCallId, messages: messages as unknown as ModelMessage[], abortSignal: ctx.run.signal, context: ctx };
 }
 
@@ -46,5 +52,9 @@ export function keepHeartbeating(): () => void {
 /** Protocol warnings go to the activity's logger (with the workflow and activity attached). */
 export function activityLogger(): EffectLogger {
   const log = Context.current().log;
-  return { warn: (message, meta) => log.warn(message, meta) };
+  return {
+    warn: (message, meta) => {
+      log.warn(message, meta);
+    },
+  };
 }

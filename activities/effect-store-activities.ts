@@ -9,10 +9,10 @@ import type { UnrecordedEffect } from '../workflows/types.js';
  */
 export function createEffectStoreActivities(store: IEffectStore) {
   return {
-    async recordEffect(unrecorded: UnrecordedEffect): Promise<void> {
+    recordEffect: async (unrecorded: UnrecordedEffect): Promise<void> => {
       await store.put(unrecorded.key, unrecorded.record);
     },
-    async lookupEffect(key: string): Promise<{ found: boolean; result?: unknown; origin?: string }> {
+    lookupEffect: async (key: string): Promise<{ found: boolean; result?: unknown; origin?: string }> => {
       const record = await store.get(key);
       if (record === undefined) return { found: false };
       return { found: true, result: record.result, origin: record.origin };

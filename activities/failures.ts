@@ -11,9 +11,8 @@ export async function withFailureMapping<T>(body: () => Promise<T>): Promise<T> 
   try {
     return await body();
   } catch (error) {
-    if (ChamviError.isInstance(error) && !(error as ChamviError).retryable) {
-      const e = error as ChamviError;
-      throw ApplicationFailure.create({ type: e.name, message: e.message, nonRetryable: true, cause: e });
+    if (ChamviError.isInstance(error) && !error.retryable) {
+      throw ApplicationFailure.create({ type: error.name, message: error.message, nonRetryable: true, cause: error });
     }
     throw error;
   }

@@ -1,4 +1,3 @@
-import type { Tool } from 'ai';
 import { isAsyncIterable } from '../src/effects/effect-protocol.js';
 import { ToolNotAllowedError, UnknownToolError } from '../src/errors/errors.js';
 import type { ToolCallInput, ToolCallResult } from '../workflows/types.js';
@@ -16,9 +15,10 @@ export function createToolCallActivity(registry: AgentRegistry) {
   return async function toolCall(input: ToolCallInput): Promise<ToolCallResult> {
     return withFailureMapping(async () => {
       const registration = registry.get(input.agent);
-      const tool = registry.tool(registration, input.toolName) as Tool;
+      const tool = registry.tool(registration, input.toolName);
       const ctx = activityToolContext(input);
-      if (registration.allow !== undefined && !registration.allow(input.toolName, ctx)) throw new ToolNotAllowedError(input.toolName);
+      if (registration.allow !== undefined && !registration.allow(input.toolName, ctx))
+        throw new ToolNotAllowedError(input.toolName);
       if (typeof tool.execute !== 'function') throw new UnknownToolError(input.toolName, input.agent, []);
       const stop = keepHeartbeating();
       try {

@@ -59,5 +59,5 @@ export function toActivityOptions(...layers: Array<ToolActivityOptions | undefin
       ...retry,
       nonRetryableErrorTypes: [...new Set([...(retry.nonRetryableErrorTypes ?? []), ...NON_RETRYABLE_TYPES])],
     },
-  } as ActivityOptions;
+  };
 }
