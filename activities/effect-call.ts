@@ -3,7 +3,11 @@ import { Context } from '@temporalio/activity';
 import type { Tool } from 'ai';
 import { isEffectTool } from '../src/effects/define-effect-tool.js';
 import { applyEffect, type FaultPoint } from '../src/effects/effect-protocol.js';
-import { InvalidEffectToolError, ToolNotAllowedError } from '../src/errors/errors.js';
+import {
+  EffectResultTooLargeError,
+  InvalidEffectToolError,
+  ToolNotAllowedError,
+} from '../src/errors/errors.js';
 import type { IEffectStore } from '../src/stores/effect-store.js';
 import type { ToolCallInput, ToolCallResult } from '../workflows/types.js';
 import { activityLogger, activityToolContext, keepHeartbeating, toolCallOptions } from './activity-context.js';
@@ -18,6 +22,9 @@ export interface EffectCallHooks {
   /** Called at each named point of the protocol with the attempt number; throw or kill the process to crash there. */
   readonly fault?: (point: FaultPoint, key: string, call: { readonly input: ToolCallInput; readonly attempt: number }) => Promise<void> | void;
 }
+
+/** Temporal's default payload size limit (the server's `limit.blobSize.error`, 2 MiB): a larger tool result is refused. */
+export const MAX_RESULT_BYTES = 2 * 1024 * 1024;
 
 /**
  * The lease on an effect key: no longer than Temporal keeps an attempt alive without news (the
@@ -79,12 +86,19 @@ export function createEffectCallActivity(registry: AgentRegistry, store: IEffect
           },
         );
         const output = await toModelOutput(tool as Tool, input.toolCallId, input.input, resolved.result);
-        return {
+        const answer: ToolCallResult = {
           output,
           report: resolved.report,
           ...(resolved.unrecorded !== undefined ? { unrecorded: resolved.unrecorded } : {}),
           ...(input.includeResult === true ? { result: resolved.result } : {}),
         };
+        // Over Temporal's payload limit the completion would be refused and the attempt retried
+        // forever (the result is recorded, so never re-applied): fail it for good, by name.
+        const bytes = Buffer.byteLength(JSON.stringify(answer));
+        if (bytes > MAX_RESULT_BYTES) {
+          throw new EffectResultTooLargeError(input.toolName, resolved.report.key, bytes, MAX_RESULT_BYTES);
+        }
+        return answer;
       } finally {
         stop();
       }

@@ -3,6 +3,8 @@ export {
   EffectBusyError,
   EffectClaimLostError,
   EffectOutcomeUnknownError,
+  EffectResultNotSerializableError,
+  EffectResultTooLargeError,
   EffectStoreError,
   InvalidEffectKeyError,
   InvalidEffectToolError,

@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { ToolExecutionOptions } from 'ai';
 import type { ToolContext } from '../context/tool-context.js';
 import { ChamviError } from '../errors/chamvi-error.js';
-import { EffectBusyError, EffectClaimLostError, EffectStoreError } from '../errors/errors.js';
+import {
+  EffectBusyError,
+  EffectClaimLostError,
+  EffectResultNotSerializableError,
+  EffectStoreError,
+} from '../errors/errors.js';
+import { canonicalJson } from '../json/canonical-json.js';
 import type {
   ClaimToken,
   EffectClaims,
@@ -47,12 +53,7 @@ export interface EffectEnv {
  * `execute` returns (the crash window); before the record; during the record (the write fails).
  */
 export type FaultPoint =
-  | 'before-store-read'
-  | 'in-already-applied'
-  | 'before-effect'
-  | 'after-effect'
-  | 'before-record'
-  | 'during-record';
+  'before-store-read' | 'in-already-applied' | 'before-effect' | 'after-effect' | 'before-record' | 'during-record';
 
 /** One call of an effect tool. */
 export interface EffectCall<INPUT = unknown, OUTPUT = unknown> {
@@ -144,7 +145,7 @@ async function runProtocol(
 
   if (env.fault) await env.fault('before-store-read', key);
   const existing = await storeRead(() => store.get(key), key, 'read');
-  if (existing !== undefined) return { result: existing.result, report: report('recorded') };
+  if (existing !== undefined) return { result: recordedResult(existing, call, key), report: report('recorded') };
 
   // A default key ends in the input fingerprint: reuse it instead of hashing the input a second time.
   const fingerprint =
@@ -152,7 +153,7 @@ async function runProtocol(
   let token: ClaimToken | undefined;
   if (hasClaims(store)) {
     const claimed = await claimKey(store, key, call, env, fingerprint);
-    if ('record' in claimed) return { result: claimed.record.result, report: report('recorded') };
+    if ('record' in claimed) return { result: recordedResult(claimed.record, call, key), report: report('recorded') };
     token = claimed.token;
   }
 
@@ -188,13 +189,32 @@ async function runProtocol(
     throw error;
   }
   const { origin, result } = outcome;
+  const unserializable = unserializableReason(result);
+  if (unserializable !== undefined) {
+    // Applied, but neither recordable nor sendable: record the key as done with the error in
+    // place of the result, so no retry and no later call applies the effect again.
+    const tombstone = recordInput({ [UNSERIALIZABLE_MARK]: unserializable }, origin);
+    try {
+      await writeRecord(store, key, token, tombstone);
+    } catch (error) {
+      logger.warn(
+        `Effect "${key}" was applied, its result is not serialisable, and the key could not be marked done.`,
+        {
+          key,
+          error: describe(error),
+        },
+      );
+      if (token !== undefined && hasClaims(store)) await releaseQuietly(store, token, logger);
+    }
+    throw new EffectResultNotSerializableError(call.toolName, key, unserializable);
+  }
   if (env.fault) await env.fault('before-record', key);
 
   const record = recordInput(result, origin);
   try {
     if (env.fault) await env.fault('during-record', key);
     const winner = await writeRecord(store, key, token, record);
-    return { result: winner === undefined ? result : winner.result, report: report(origin) };
+    return { result: winner === undefined ? result : recordedResult(winner, call, key), report: report(origin) };
   } catch (error) {
     logger.warn(
       `Effect "${key}" was applied but its result could not be recorded; the call succeeds and alreadyApplied guards the next retry.`,
@@ -293,11 +313,11 @@ async function writeRecord(
 ): Promise<EffectRecord | undefined> {
   if (token !== undefined && hasClaims(store)) {
     const completed = await store.complete(token, record);
-    // Lost without a winner: another attempt took the key over and nothing is recorded yet, so this
-    // result was not recorded either; say so (logged, recordPending) instead of claiming success.
-    if (completed.status === 'lost' && completed.record === undefined) {
-      throw new Error('the claim on the key was lost before the result could be recorded');
-    }
+    // Lost without a winner: another attempt took the key over and is still working, but this effect
+    // did happen. A first-writer-wins put records it and ends that claim, so the other attempt's
+    // check right before its effect fails instead of applying a second one.
+    if (completed.status === 'lost' && completed.record === undefined)
+      return (await store.put(key, record)) ?? undefined;
     return completed.record;
   }
   return (await store.put(key, record)) ?? undefined;
@@ -326,6 +346,33 @@ async function storeRead<T>(op: () => Promise<T>, key: string, what: string): Pr
       `Could not ${what} effect "${key}" in the effect store before applying it, so nothing was applied: ${describe(error)}. Check that the store is reachable; the call can be retried.`,
       { cause: error },
     );
+  }
+}
+
+/** Key of the record result that stands for a result that could not be serialised (the effect is done). */
+const UNSERIALIZABLE_MARK = '$chamviUnserializableResult';
+
+/** A recorded result, or the recorded "applied, result not serialisable" error thrown again. */
+function recordedResult(record: EffectRecord, call: EffectCall, key: string): unknown {
+  const result = record.result as Record<string, unknown> | undefined;
+  if (typeof result === 'object' && result !== null && typeof result[UNSERIALIZABLE_MARK] === 'string') {
+    throw new EffectResultNotSerializableError(call.toolName, key, result[UNSERIALIZABLE_MARK]);
+  }
+  return record.result;
+}
+
+/** Why `result` cannot become JSON (a BigInt, a cycle), or `undefined` when it can. */
+function unserializableReason(result: unknown): string | undefined {
+  try {
+    JSON.stringify(result);
+    return undefined;
+  } catch (error) {
+    try {
+      canonicalJson(result);
+    } catch (detailed) {
+      return describe(detailed).replace(/^canonicalJson: /, '');
+    }
+    return describe(error);
   }
 }
 

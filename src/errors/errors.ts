@@ -238,3 +238,44 @@ export class UnknownToolError extends ChamviError {
     );
   }
 }
+
+/**
+ * An effect tool's result (from `execute` or `alreadyApplied`) cannot be turned into JSON (a BigInt,
+ * a cycle), so it can be neither recorded nor sent to the workflow. The effect was applied: the key
+ * is recorded as done with this error in place of the result, so no retry and no later call applies
+ * it again; every call of the key fails with this error. Not retryable: return plain JSON.
+ */
+export class EffectResultNotSerializableError extends ChamviError {
+  static override readonly errorName = 'EffectResultNotSerializableError';
+  readonly retryable = false;
+  constructor(
+    readonly toolName: string,
+    readonly key: string,
+    readonly reason: string,
+  ) {
+    super(
+      `Tool "${toolName}" applied effect "${key}" but its result cannot be serialised as JSON (${reason}). The effect is recorded as done and will not be applied again. Return plain JSON from execute and alreadyApplied (convert BigInt to a string, drop back-references).`,
+    );
+  }
+}
+
+/**
+ * An effect tool's result is larger than Temporal accepts in one payload (2 MiB by default), so the
+ * activity cannot hand it to the workflow. The effect was applied and its result recorded, so a
+ * retry would only fail the same way: not retryable. Return a reference (an id, a URL) instead of
+ * the content, or shrink what the model sees with `toModelOutput`.
+ */
+export class EffectResultTooLargeError extends ChamviError {
+  static override readonly errorName = 'EffectResultTooLargeError';
+  readonly retryable = false;
+  constructor(
+    readonly toolName: string,
+    readonly key: string,
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
+    super(
+      `Tool "${toolName}" applied effect "${key}" but its result is ${bytes} bytes as JSON, over Temporal's payload limit of ${limit} bytes. The effect is recorded and will not be applied again. Return a reference (an id, a URL) instead of the content, or shrink what the model sees with toModelOutput.`,
+    );
+  }
+}

@@ -1,0 +1,6 @@
+import { describe } from '@jest/globals';
+import { defineMatrix } from './matrix.js';
+
+describe('crash matrix: every fault point x every strategy, one worker (SQLite store)', () => {
+  defineMatrix('one worker');
+});

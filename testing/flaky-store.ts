@@ -1,0 +1,93 @@
+import type {
+  ClaimRequest,
+  ClaimResult,
+  ClaimToken,
+  EffectClaims,
+  EffectRecord,
+  EffectRecordInput,
+  FencedResult,
+  IEffectStore,
+} from '../src/stores/effect-store.js';
+import { hasClaims } from '../src/stores/effect-store.js';
+
+/** Store operations a {@link FlakyEffectStore} can fail. */
+export type StoreOperation = 'get' | 'put' | 'claim' | 'complete' | 'release' | 'renew';
+
+/** What fails: the next N calls of each operation, and/or each call with a probability. */
+export interface FlakyStoreOptions {
+  /** Fail the next N calls of these operations, e.g. `{ get: 1 }`. */
+  readonly failNext?: Partial<Record<StoreOperation, number>>;
+  /** Fail every call of these operations with this probability (store hiccups in a soak). */
+  readonly probability?: Partial<Record<StoreOperation, number>>;
+}
+
+/** The error a {@link FlakyEffectStore} throws. */
+export class StoreHiccup extends Error {
+  constructor(readonly operation: StoreOperation) {
+    super(`injected store hiccup in ${operation}`);
+    this.name = 'StoreHiccup';
+  }
+}
+
+/**
+ * Wraps an effect store so that chosen operations fail (a connection reset, a failover), for
+ * tests of "the store read fails" (the call fails closed, nothing is executed) and "the store
+ * write fails" (the call succeeds, the effect-store activity records later). Keeps the claims of
+ * the wrapped store. `failures` counts what failed.
+ */
+export class FlakyEffectStore implements IEffectStore, EffectClaims {
+  readonly failures: Record<StoreOperation, number> = { get: 0, put: 0, claim: 0, complete: 0, release: 0, renew: 0 };
+  private readonly next: Partial<Record<StoreOperation, number>>;
+
+  constructor(
+    readonly inner: IEffectStore,
+    private readonly options: FlakyStoreOptions = {},
+  ) {
+    this.next = { ...options.failNext };
+    if (!hasClaims(inner)) {
+      // Without claims, present none: the protocol then uses get/put only.
+      for (const op of ['claim', 'complete', 'release', 'renew'] as const)
+        (this as Record<string, unknown>)[op] = undefined;
+    }
+  }
+
+  /** Fails the next `times` calls of `operation`. */
+  failNext(operation: StoreOperation, times = 1): this {
+    this.next[operation] = (this.next[operation] ?? 0) + times;
+    return this;
+  }
+
+  get(key: string): Promise<EffectRecord | undefined> {
+    return this.call('get', () => this.inner.get(key));
+  }
+  put(key: string, record: EffectRecordInput): Promise<EffectRecord | void> {
+    return this.call('put', () => this.inner.put(key, record));
+  }
+  claim(key: string, request: ClaimRequest): Promise<ClaimResult> {
+    return this.call('claim', () => this.claims().claim(key, request));
+  }
+  complete(token: ClaimToken, record: EffectRecordInput): Promise<FencedResult> {
+    return this.call('complete', () => this.claims().complete(token, record));
+  }
+  release(token: ClaimToken): Promise<FencedResult> {
+    return this.call('release', () => this.claims().release(token));
+  }
+  renew(token: ClaimToken, leaseMs: number): Promise<FencedResult> {
+    return this.call('renew', () => this.claims().renew(token, leaseMs));
+  }
+
+  private claims(): EffectClaims {
+    return this.inner as unknown as EffectClaims;
+  }
+
+  private async call<T>(operation: StoreOperation, run: () => Promise<T>): Promise<T> {
+    const planned = this.next[operation] ?? 0;
+    const p = this.options.probability?.[operation] ?? 0;
+    if (planned > 0 || (p > 0 && Math.random() < p)) {
+      if (planned > 0) this.next[operation] = planned - 1;
+      this.failures[operation] += 1;
+      throw new StoreHiccup(operation);
+    }
+    return run();
+  }
+}
