@@ -163,23 +163,20 @@ describe('effect protocol', () => {
     expect((await store.get(res.report.key))?.result).toBe(7);
   });
 
-  it('a lost claim with nothing recorded when the result is written is reported as a failed write, not as recorded', async () => {
+  it('an effect whose claim was taken over before its record is still recorded, first writer wins, ending the other claim', async () => {
     class LosingStore extends MemoryEffectStore {
       override complete(): Promise<FencedResult> {
         return Promise.resolve({ status: 'lost' });
       }
     }
-    const logger = captureLogger();
+    const store = new LosingStore();
     const ctx = makeCtx('r');
     const t = defineEffectTool({ inputSchema: z.object({}), execute: async () => 1 });
-    const res = await applyEffect(
-      { tool: t, toolName: 't', input: {}, ctx, options: callOptions(ctx) },
-      { store: new LosingStore(), logger },
-    );
+    const res = await applyEffect({ tool: t, toolName: 't', input: {}, ctx, options: callOptions(ctx) }, { store });
     expect(res.result).toBe(1);
-    expect(res.report.recordPending).toBe(true);
-    expect(res.unrecorded).toBeDefined();
-    expect(logger.messages[0]).toMatch(/could not be recorded/);
+    expect(res.report).toMatchObject({ outcome: 'executed' });
+    expect(res.report.recordPending).toBeUndefined();
+    expect((await store.get(res.report.key))?.result).toBe(1);
   });
 
   it('a store that cannot be read fails the call with a retryable EffectStoreError and applies nothing', async () => {
