@@ -14,6 +14,7 @@ export {
 export { canonicalJson } from './json/canonical-json.js';
 export { defaultEffectKey, inputFingerprint } from './effects/effect-key.js';
 export { stepIndex, type StepIndexOptions } from './effects/step-index.js';
+export { effectKeyOf } from './effects/effect-key-of.js';
 export { effectMarker, findEffectMarkers } from './effects/effect-marker.js';
 export {
   defineEffectTool,

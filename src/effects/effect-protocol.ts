@@ -19,6 +19,7 @@ import type {
 import { hasClaims } from '../stores/effect-store.js';
 import type { EffectTool } from './define-effect-tool.js';
 import { assertEffectKey, defaultEffectKey, inputFingerprint } from './effect-key.js';
+import { withEffectKey } from './effect-key-of.js';
 import type { EffectCallReport, EffectLogger, EffectOutcome } from './effect-report.js';
 import { consoleEffectLogger } from './effect-report.js';
 import { shareInFlight } from './in-flight.js';
@@ -180,7 +181,7 @@ async function runProtocol(
       call.ctx.run.signal.throwIfAborted();
       await env.beforeEffect?.(key);
       if (env.fault) await env.fault('before-effect', key);
-      const executed = await runExecute(call, onChunk);
+      const executed = await runExecute(call, key, onChunk);
       if (env.fault) await env.fault('after-effect', key);
       return { origin: 'executed' as const, result: executed };
     });
@@ -291,10 +292,14 @@ async function withLeaseRenewal<T>(
   }
 }
 
-async function runExecute(call: EffectCall, onChunk: ((chunk: unknown) => void) | undefined): Promise<unknown> {
+async function runExecute(
+  call: EffectCall,
+  key: string,
+  onChunk: ((chunk: unknown) => void) | undefined,
+): Promise<unknown> {
   // execute sees the very ToolContext the hooks saw, even when the AI SDK handed over a copy it
   // validated against the tool's contextSchema (a zod object strips `run` and the 0.1 guards).
-  const options = call.options.context === call.ctx ? call.options : { ...call.options, context: call.ctx };
+  const options = withEffectKey({ ...call.options, context: call.ctx }, key);
   const produced = call.tool.execute(call.input, options);
   if (!isAsyncIterable<unknown>(produced)) return await produced;
   let last: unknown;

@@ -3,8 +3,12 @@ import { describe, expect, it } from '@jest/globals';
 import { tool } from 'ai';
 import { z } from 'zod';
 import {
+  createToolContext,
   defaultEffectKey,
   defineEffectTool,
+  effectKeyOf,
+  effectMarker,
+  findEffectMarkers,
   InvalidEffectKeyError,
   InvalidEffectToolError,
   isEffectTool,
@@ -125,5 +129,35 @@ describe('stepIndex', () => {
         messages: [{ role: 'user' }, { role: 'assistant' }, { role: 'tool' }, { role: 'assistant' }, { role: 'tool' }],
       }),
     ).toBe(2);
+  });
+});
+
+describe('effectKeyOf', () => {
+  it('execute reads the same key the protocol recorded under, custom or default, so its marker matches', async () => {
+    const posted: string[] = [];
+    const custom = defineEffectTool({
+      inputSchema: z.object({ issue: z.number() }),
+      effectKey: ({ issue }, ctx) => `${ctx.run.runId}:comment:${issue}`,
+      execute: async (_input, options) => {
+        posted.push(effectMarker(effectKeyOf(options)));
+        return 'ok';
+      },
+    });
+    const plain = defineEffectTool({
+      inputSchema: z.object({ n: z.number() }),
+      execute: async (_input, options) => effectKeyOf(options),
+    });
+    const ctx = createToolContext({ runId: 'run-k', agent: 'a' });
+    const store = new MemoryEffectStore();
+    const tools = wrapToolsForRun({ custom, plain }, ctx, store);
+    const opts = { toolCallId: 'c1', messages: [], context: ctx };
+    await (tools.custom.execute as (i: unknown, o: unknown) => Promise<unknown>)({ issue: 4 }, opts);
+    const defaultKey = await (tools.plain.execute as (i: unknown, o: unknown) => Promise<unknown>)({ n: 1 }, opts);
+    expect(findEffectMarkers(posted.join(''))).toEqual(['run-k:comment:4']);
+    expect(defaultKey).toBe(defaultEffectKey('run-k', 'plain', { n: 1 }));
+  });
+
+  it('an unwrapped execute has no key, and effectKeyOf says so', () => {
+    expect(() => effectKeyOf({ toolCallId: 'x', messages: [] })).toThrow(/carry no effect key/);
   });
 });
