@@ -14,8 +14,10 @@ import {
   EffectResultNotSerializableError,
   MemoryEffectStore,
   PostgresEffectStore,
+  type EffectTool,
   type IEffectStore,
 } from '../../src/index.js';
+import type { ToolSet } from 'ai';
 import { FaultInjector } from '../../testing/fault-injector.js';
 import { FlakyEffectStore } from '../../testing/flaky-store.js';
 import { runAgentUnderTest } from '../../testing/run-agent-under-test.js';
@@ -74,16 +76,12 @@ function remote() {
 const call = (id: string) => ({ toolCalls: [{ toolName: 'effect', input: { id } }] });
 const fast = { retry: { initialInterval: '10 ms', maximumInterval: '50 ms', maximumAttempts: 5 } };
 
-function agent(
-  tool: ReturnType<ReturnType<typeof remote>['tool']>,
-  script: Parameters<typeof scriptedModel>[0],
-  options = {},
-) {
+function agent(tool: EffectTool<{ id: string }, unknown>, script: Parameters<typeof scriptedModel>[0], options = {}) {
   return {
     agent: defineAgent({
       name: `edge-${randomUUID().slice(0, 6)}`,
       model: scriptedModel(script),
-      tools: { effect: tool },
+      tools: { effect: tool as unknown as ToolSet[string] },
     }),
     tools: { effect: { ...fast, ...options } },
   };
@@ -136,7 +134,7 @@ describe('reliability edge cases under Temporal (time-skipping)', () => {
     const run = await runAgentUnderTest({
       env,
       workflowBundle: bundle,
-      agents: [agent(tool, [call('r'), { text: 'Done.' }])],
+      agents: [agent(tool as unknown as EffectTool<{ id: string }, unknown>, [call('r'), { text: 'Done.' }])],
       store,
       prompt: 'go',
     });
@@ -213,7 +211,7 @@ describe('reliability edge cases under Temporal (time-skipping)', () => {
     const run = await runAgentUnderTest({
       env,
       workflowBundle: bundle,
-      agents: [agent(stream, [call('s'), { text: 'Done.' }])],
+      agents: [agent(stream as unknown as EffectTool<{ id: string }, unknown>, [call('s'), { text: 'Done.' }])],
       store: new MemoryEffectStore(),
       prompt: 'go',
     });

@@ -188,3 +188,50 @@ export function effectCounter(deps: {
     },
   };
 }
+
+/**
+ * The soak agent: one run posts five marked comments on its issue, three in step 0 and two in
+ * step 1 (keys `<run>:post:<issue>:<n>`), then says "Done.". The prompt is the issue number.
+ */
+export function soakAgent(githubUrl: string): AgentRegistration {
+  const octokit = new Octokit({ baseUrl: githubUrl, auth: BOT_TOKEN });
+  const keyOf = (runId: string, issue: number, n: number) => `${runId}:post:${issue}:${n}`;
+  const post = defineEffectTool({
+    description: 'Posts comment n on the issue.',
+    inputSchema: z.object({ issue: z.number(), n: z.number() }),
+    effectKey: ({ issue, n }, ctx) => keyOf(ctx.run.runId, issue, n),
+    alreadyApplied: async (key, { issue }) => {
+      const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+        owner: OWNER,
+        repo: REPO,
+        issue_number: issue,
+        per_page: 100,
+      });
+      const found = comments.find((c) => c.user?.login === BOT && findEffectMarkers(c.body ?? '').includes(key));
+      return found === undefined ? undefined : { id: found.id };
+    },
+    execute: async ({ issue, n }, { context }) => {
+      const body = `Comment ${n}\n${effectMarker(keyOf(context.run.runId, issue, n))}`;
+      const { data } = await octokit.rest.issues.createComment({ owner: OWNER, repo: REPO, issue_number: issue, body });
+      return { id: data.id };
+    },
+  });
+  const issueOf = (prompt: LanguageModelV4CallOptions['prompt']): number => {
+    const user = prompt.find((m) => m.role === 'user');
+    const part = Array.isArray(user?.content) ? user.content.find((c) => c.type === 'text') : undefined;
+    return Number((part as { text: string } | undefined)?.text);
+  };
+  const calls = (issue: number, ns: number[]) => ns.map((n) => ({ toolName: 'post', input: { issue, n } }));
+  return {
+    agent: defineAgent({
+      name: 'soak',
+      model: scriptedModel([
+        ({ prompt }) => ({ toolCalls: calls(issueOf(prompt), [0, 1, 2]) }),
+        ({ prompt }) => ({ toolCalls: calls(issueOf(prompt), [3, 4]) }),
+        { text: 'Done.' },
+      ]),
+      tools: { post },
+    }),
+    tools: { post: { ...FAST_TOOL_OPTIONS, retry: { ...FAST_TOOL_OPTIONS.retry, maximumAttempts: 50 } } },
+  };
+}
