@@ -177,7 +177,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
   } finally {
     stopping = true;
     if (killer !== undefined) clearTimeout(killer);
-    await Promise.all(workers.map((w) => w?.kill('SIGTERM')));
+    await Promise.all(workers.map((w) => (w === undefined ? Promise.resolve(null) : w.kill('SIGTERM'))));
     await github.stop();
     await env.teardown();
     await dropTable(pgUrl, table);
