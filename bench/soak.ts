@@ -1,5 +1,6 @@
 // Reliability soak: N concurrent agent runs x 5 effect calls on one Temporal dev server, two worker
 // processes sharing one PostgreSQL table, random SIGKILLs of the workers (each restarted at once)
+// (plus, with a small probability, a worker killing itself right after an effect: the crash window)
 // and store hiccups (failing store calls). Asserts zero duplicate and zero lost effects, and
 // reports throughput and run latency.
 //
@@ -25,6 +26,8 @@ export interface SoakOptions {
   readonly killEveryMs?: number;
   /** Probability that a store call of a worker fails. Default 0.02. */
   readonly hiccups?: number;
+  /** Probability that a worker kills itself right after an effect (once per process). Default 0.01. */
+  readonly selfKill?: number;
   /** Give up (and fail) after this long, in ms. Default 600 000. */
   readonly limitMs?: number;
   readonly pgUrl?: string;
@@ -39,6 +42,8 @@ export interface SoakReport {
   readonly duplicates: number;
   readonly lost: number;
   readonly kills: number;
+  /** Workers that killed themselves right after an effect. */
+  readonly selfKills: number;
   /** Effect calls answered by a retry (attempt > 1), and how each was answered. */
   readonly retriedCalls: number;
   readonly outcomes: Record<string, number>;
@@ -74,13 +79,27 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     STORE_TABLE: table,
     BUNDLE_PATH: bundlePath,
     STORE_HICCUPS: String(hiccups),
+    CHAMVI_FAULTS: JSON.stringify([{ point: 'after-effect', mode: 'kill', probability: options.selfKill ?? 0.01 }]),
   };
   const workers: Array<WorkerProcess | undefined> = [];
   let kills = 0;
+  let selfKills = 0;
   let stopping = false;
   let killer: NodeJS.Timeout | undefined;
   try {
-    workers.push(...(await Promise.all([startWorkerProcess(workerEnv), startWorkerProcess(workerEnv)])));
+    // A worker that dies on its own (a self-kill after an effect) is restarted at once.
+    const spawnSlot = async (slot: number): Promise<void> => {
+      const worker = await startWorkerProcess(workerEnv);
+      workers[slot] = worker;
+      void worker.exited.then(() => {
+        if (stopping || workers[slot] !== worker) return;
+        selfKills++;
+        workers[slot] = undefined;
+        log(`worker ${slot} died on its own (self-kill ${selfKills})`);
+        void spawnSlot(slot);
+      });
+    };
+    await Promise.all([spawnSlot(0), spawnSlot(1)]);
     if (killEveryMs > 0) {
       const killOne = async (): Promise<void> => {
         const slot = Math.floor(Math.random() * workers.length);
@@ -90,15 +109,15 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
         await victim.kill('SIGKILL');
         kills++;
         log(`killed worker ${slot} (kill ${kills})`);
-        if (!stopping) workers[slot] = await startWorkerProcess(workerEnv);
+        if (!stopping) await spawnSlot(slot);
       };
-      const tick = (): void => {
+      const tick = (delay: number): void => {
         killer = setTimeout(
-          () => void killOne().finally(() => !stopping && tick()),
-          killEveryMs * (0.5 + Math.random()),
+          () => void killOne().finally(() => !stopping && tick(killEveryMs * (0.5 + Math.random()))),
+          delay,
         );
       };
-      tick();
+      tick(Math.min(1000, killEveryMs)); // the first kill lands while the runs are in flight
     }
 
     const started = Date.now();
@@ -164,6 +183,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
       duplicates,
       lost,
       kills,
+      selfKills,
       retriedCalls,
       outcomes,
       recordPending,

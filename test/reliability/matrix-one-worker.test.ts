@@ -1,6 +1,6 @@
 import { describe } from '@jest/globals';
 import { defineMatrix } from './matrix.js';
 
-describe('crash matrix: every fault point x every strategy, one worker (SQLite store)', () => {
+describe('crash matrix: every fault point x every strategy, one worker (dev server, SQLite store)', () => {
   defineMatrix('one worker');
 });

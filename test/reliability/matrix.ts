@@ -1,29 +1,32 @@
 // The crash-injection matrix: every fault point x every strategy, on one worker (SQLite store) or
-// two workers of one task queue each with its own PostgresEffectStore on one table. One
-// time-skipping environment, one prebuilt workflow bundle, one set of workers per file; the six
-// strategies of a fault point run at once.
+// two workers of one task queue each with its own PostgresEffectStore on one table. One Temporal
+// dev server, one prebuilt workflow bundle, one set of workers per file; the six strategies of a
+// fault point run at once.
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker, WorkflowBundle } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JetStreamManager } from 'nats';
-import {
-  PostgresEffectStore,
-  runGit,
-  SqliteEffectStore,
-  type FaultPoint,
-  type ManagedEffectStore,
-} from '../../src/index.js';
+import { PostgresEffectStore, runGit, SqliteEffectStore, type ManagedEffectStore } from '../../src/index.js';
 import { FaultInjector } from '../../testing/fault-injector.js';
 import { LocalGitHubServer } from '../../testing/github/index.js';
 import { IdempotentTicketServer } from '../../testing/http/idempotent-server.js';
 import { runAll, summarizeActivities } from '../../testing/run-agent-under-test.js';
-import { createDevServerEnvironment, createTimeSkippingEnvironment } from '../../testing/test-environment.js';
+import { createDevServerEnvironment } from '../../testing/test-environment.js';
 import { createAgentWorker, startAgentRun } from '../../worker/index.js';
 import { bundleTestWorkflows } from './setup.js';
+import {
+  expected,
+  FAULT_POINTS,
+  NATS_URL,
+  PG_URL,
+  writeObservations,
+  type MatrixPoint,
+  type Observation,
+} from './expectations.js';
 import {
   effectCounter,
   natsClient,
@@ -35,104 +38,7 @@ import {
   type Strategy,
 } from './strategies.js';
 
-export const FAULT_POINTS: FaultPoint[] = [
-  'before-store-read',
-  'in-already-applied',
-  'before-effect',
-  'after-effect',
-  'before-record',
-  'during-record',
-];
-export type MatrixPoint = FaultPoint | 'no fault';
-export const PG_URL = process.env['PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
-export const NATS_URL = process.env['NATS_URL'] ?? '127.0.0.1:4222';
-
-/** What the matrix expects of one case. */
-export interface Expected {
-  readonly count: number;
-  readonly outcome: 'executed' | 'reconciled';
-  readonly attempts: number;
-  readonly recordPending: boolean;
-  readonly note: string;
-}
-
-const RECONCILING = new Set<Strategy>(['marker', 'signed-marker', 'git-trailer']);
-
-/** The documented behaviour of each case. */
-export function expected(strategy: Strategy, point: MatrixPoint): Expected {
-  switch (point) {
-    case 'no fault':
-      return { count: 1, outcome: 'executed', attempts: 1, recordPending: false, note: 'baseline' };
-    case 'before-store-read':
-    case 'in-already-applied':
-    case 'before-effect':
-      return {
-        count: 1,
-        outcome: 'executed',
-        attempts: 2,
-        recordPending: false,
-        note: 'nothing applied before the crash; the retry applies',
-      };
-    case 'after-effect':
-    case 'before-record':
-      if (strategy === 'none') {
-        return {
-          count: 2,
-          outcome: 'executed',
-          attempts: 2,
-          recordPending: false,
-          note: 'DOCUMENTED DUPLICATE: no strategy closes the crash window',
-        };
-      }
-      if (RECONCILING.has(strategy)) {
-        return {
-          count: 1,
-          outcome: 'reconciled',
-          attempts: 2,
-          recordPending: false,
-          note: 'the retry finds the effect through alreadyApplied',
-        };
-      }
-      return {
-        count: 1,
-        outcome: 'executed',
-        attempts: 2,
-        recordPending: false,
-        note: 'the retry re-sends; the remote dedupes by key',
-      };
-    case 'during-record':
-      return {
-        count: 1,
-        outcome: 'executed',
-        attempts: 1,
-        recordPending: true,
-        note: 'call succeeds; chamvi.recordEffect records later',
-      };
-  }
-}
-
-/** One observed case. */
-export interface Observation {
-  readonly topology: string;
-  readonly strategy: Strategy;
-  readonly point: MatrixPoint;
-  readonly count: number;
-  readonly outcome: string;
-  readonly attempts: number;
-  readonly recordPending: boolean;
-  readonly storedOrigin: string | undefined;
-  readonly recordEffectActivities: number;
-  /** The run's activities: type#attempt status (failure). */
-  readonly history: string;
-}
-
-/** Where matrix observations are written, for docs/reliability.md (`npx tsx scripts/reliability-table.ts`). */
-export const RESULTS_DIR = process.env['CHAMVI_RELIABILITY_RESULTS'] ?? join(tmpdir(), 'chamvi-reliability');
-
-export function writeObservations(file: string, rows: readonly unknown[]): void {
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  writeFileSync(join(RESULTS_DIR, `${file}.json`), JSON.stringify(rows, null, 2));
-}
+export * from './expectations.js';
 
 /** Defines the matrix tests of one topology in the calling test file. */
 export function defineMatrix(topology: 'one worker' | 'two workers'): void {
@@ -152,10 +58,11 @@ export function defineMatrix(topology: 'one worker' | 'two workers'): void {
   const natsSeen = new Map<number, string>();
 
   beforeAll(async () => {
-    // Two workers run on a dev server: the time-skipping test server's clock lock comes unbalanced
-    // with two workers and concurrent runs. Retries are 20 ms apart, so nothing needs skipping.
-    const environment = topology === 'one worker' ? createTimeSkippingEnvironment() : createDevServerEnvironment();
-    [env, bundle] = await Promise.all([environment, bundleTestWorkflows()]);
+    // A dev server, not the time-skipping one: with real remotes (git, NATS) under CI load the
+    // time-skipping server fast-forwards the heartbeat timeout of a slow but live attempt (a
+    // spurious retry), and its clock lock comes unbalanced with two workers and concurrent runs.
+    // Retries are 20 ms apart, so nothing needs skipping.
+    [env, bundle] = await Promise.all([createDevServerEnvironment(), bundleTestWorkflows()]);
     github = await new LocalGitHubServer().start();
     tickets = await new IdempotentTicketServer().start();
     dir = mkdtempSync(join(tmpdir(), 'chamvi-matrix-'));
