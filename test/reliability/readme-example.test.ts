@@ -1,0 +1,39 @@
+// The worked example of README.md, "Testing your effect tools", as it is there (imports aside).
+import { expect, it } from '@jest/globals';
+import { z } from 'zod';
+import { defineAgent, defineEffectTool, MemoryEffectStore } from '../../src/index.js';
+import { FaultInjector, runAgentUnderTest, scriptedModel } from '../../testing/index.js';
+
+// Stands in for your remote system (use a local server of it in real tests).
+const sent: string[] = [];
+
+const notify = defineEffectTool({
+  description: 'Tells the team.',
+  inputSchema: z.object({ text: z.string() }),
+  effectKey: ({ text }, ctx) => `${ctx.run.runId}:notify:${text}`,
+  alreadyApplied: async (key) => (sent.includes(key) ? { sent: true } : undefined),
+  execute: async ({ text }, { context }) => {
+    sent.push(`${context.run.runId}:notify:${text}`);
+    return { sent: true };
+  },
+});
+
+const agent = defineAgent({
+  name: 'notifier',
+  model: scriptedModel([{ toolCalls: [{ toolName: 'notify', input: { text: 'deployed' } }] }, { text: 'Done.' }]),
+  tools: { notify },
+});
+
+it('a crash right after the effect leaves exactly one notification', async () => {
+  const faults = new FaultInjector({ point: 'after-effect', attempt: 1 }); // crash once, in the crash window
+  const { effects, counts } = await runAgentUnderTest({
+    agents: [{ agent, tools: { notify: { retry: { initialInterval: '10 ms' } } } }],
+    store: new MemoryEffectStore(),
+    prompt: 'Tell the team we deployed.',
+    faults,
+  });
+  expect(faults.count()).toBe(1);
+  expect(sent).toHaveLength(1); // not 2: the retry found it through alreadyApplied
+  expect(effects).toEqual([expect.objectContaining({ toolName: 'notify', outcome: 'reconciled', attempts: 2 })]);
+  expect(counts['chamvi.effectCall']).toBe(1);
+}, 60_000);
