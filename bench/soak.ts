@@ -84,19 +84,31 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
   const workers: Array<WorkerProcess | undefined> = [];
   let kills = 0;
   let selfKills = 0;
+  const spawning = new Set<Promise<void>>();
   let stopping = false;
   let killer: NodeJS.Timeout | undefined;
   try {
     // A worker that dies on its own (a self-kill after an effect) is restarted at once.
-    const spawnSlot = async (slot: number): Promise<void> => {
+    const spawnSlot = (slot: number): Promise<void> => {
+      if (stopping) return Promise.resolve();
+      const started = startSlot(slot);
+      spawning.add(started);
+      void started.finally(() => spawning.delete(started)).catch(() => undefined);
+      return started;
+    };
+    const startSlot = async (slot: number): Promise<void> => {
       const worker = await startWorkerProcess(workerEnv);
+      if (stopping) {
+        await worker.kill('SIGTERM');
+        return;
+      }
       workers[slot] = worker;
       void worker.exited.then(() => {
         if (stopping || workers[slot] !== worker) return;
         selfKills++;
         workers[slot] = undefined;
         log(`worker ${slot} died on its own (self-kill ${selfKills})`);
-        void spawnSlot(slot);
+        spawnSlot(slot).catch((error: unknown) => log(`restart of worker ${slot} failed: ${String(error)}`));
       });
     };
     await Promise.all([spawnSlot(0), spawnSlot(1)]);
@@ -113,7 +125,10 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
       };
       const tick = (delay: number): void => {
         killer = setTimeout(
-          () => void killOne().finally(() => !stopping && tick(killEveryMs * (0.5 + Math.random()))),
+          () =>
+            void killOne()
+              .catch((error: unknown) => log(`kill/restart failed: ${String(error)}`))
+              .finally(() => !stopping && tick(killEveryMs * (0.5 + Math.random()))),
           delay,
         );
       };
@@ -196,6 +211,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     };
   } finally {
     stopping = true;
+    await Promise.allSettled([...spawning]); // restarts in flight finish (and stop) before the cleanup
     if (killer !== undefined) clearTimeout(killer);
     await Promise.all(workers.map((w) => (w === undefined ? Promise.resolve(null) : w.kill('SIGTERM'))));
     await github.stop();
