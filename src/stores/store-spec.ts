@@ -29,7 +29,17 @@ export function parseStoreSpec(spec: string): StoreSpec {
     throw invalid(`An effect store spec must be a non-empty string, got ${describe(spec)}.`);
   }
   const scheme = SCHEME.exec(spec)?.[1]?.toLowerCase();
-  if (scheme === undefined) return { kind: 'sqlite', path: spec };
+  if (scheme === undefined) {
+    // "postgres//host/db" (a missing colon) would otherwise become a local SQLite file per worker,
+    // silently unshared: a store spec that looks like a misspelled URL is an error, not a path.
+    const misspelled = /^(postgres(?:ql)?|sqlite|memory)(?:\/\/|$)/i.exec(spec)?.[1];
+    if (misspelled !== undefined) {
+      throw invalid(
+        `"${redact(spec)}" looks like a ${misspelled} URL without its ":"; write ${misspelled.toLowerCase()}:${spec.slice(misspelled.length)}.`,
+      );
+    }
+    return { kind: 'sqlite', path: spec };
+  }
   if (scheme === 'memory') {
     if (spec.length > 'memory:'.length) throw invalid(`"${spec}" has text after "memory:"; write just "memory:".`);
     return { kind: 'memory' };

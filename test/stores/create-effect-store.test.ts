@@ -55,6 +55,7 @@ describe('createEffectStore', () => {
     ['sqlite:', /no file path/],
     ['sqlite://host/x.db', /names a host/],
     ['postgres:localhost', /not a PostgreSQL URL/],
+    ['postgres//db-host:5432/effects', /looks like a postgres URL without its ":"/],
   ])('a malformed spec %j fails naming the problem and the accepted forms', (spec, problem) => {
     let caught: unknown;
     try {
