@@ -1,13 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
-import type { Tool } from 'ai';
 import { isEffectTool } from '../src/effects/define-effect-tool.js';
 import { applyEffect, type FaultPoint } from '../src/effects/effect-protocol.js';
-import {
-  EffectResultTooLargeError,
-  InvalidEffectToolError,
-  ToolNotAllowedError,
-} from '../src/errors/errors.js';
+import { EffectResultTooLargeError, InvalidEffectToolError, ToolNotAllowedError } from '../src/errors/errors.js';
 import type { IEffectStore } from '../src/stores/effect-store.js';
 import type { ToolCallInput, ToolCallResult } from '../workflows/types.js';
 import { activityLogger, activityToolContext, keepHeartbeating, toolCallOptions } from './activity-context.js';
@@ -20,7 +15,11 @@ export interface EffectCallHooks {
   /** Called right before `execute`, after the claim was renewed and cancellation checked. */
   readonly beforeEffect?: (key: string, input: ToolCallInput) => Promise<void> | void;
   /** Called at each named point of the protocol with the attempt number; throw or kill the process to crash there. */
-  readonly fault?: (point: FaultPoint, key: string, call: { readonly input: ToolCallInput; readonly attempt: number }) => Promise<void> | void;
+  readonly fault?: (
+    point: FaultPoint,
+    key: string,
+    call: { readonly input: ToolCallInput; readonly attempt: number },
+  ) => Promise<void> | void;
 }
 
 /** Temporal's default payload size limit (the server's `limit.blobSize.error`, 2 MiB): a larger tool result is refused. */
@@ -52,9 +51,12 @@ export function createEffectCallActivity(registry: AgentRegistry, store: IEffect
       const registration = registry.get(input.agent);
       const tool = registry.tool(registration, input.toolName);
       const ctx = activityToolContext(input);
-      if (registration.allow !== undefined && !registration.allow(input.toolName, ctx)) throw new ToolNotAllowedError(input.toolName);
+      if (registration.allow !== undefined && !registration.allow(input.toolName, ctx))
+        throw new ToolNotAllowedError(input.toolName);
       if (!isEffectTool(tool)) {
-        throw new InvalidEffectToolError(`Tool "${input.toolName}" of agent "${input.agent}" is not an effect tool on this worker; workers of one task queue must register the same agents.`);
+        throw new InvalidEffectToolError(
+          `Tool "${input.toolName}" of agent "${input.agent}" is not an effect tool on this worker; workers of one task queue must register the same agents.`,
+        );
       }
       const info = Context.current().info;
       const leaseMs = leaseFor(info.heartbeatTimeoutMs, info.startToCloseTimeoutMs);
@@ -73,11 +75,14 @@ export function createEffectCallActivity(registry: AgentRegistry, store: IEffect
             store,
             logger: activityLogger(),
             attempt: info.attempt,
-            owner: `${info.workflowExecution?.workflowId ?? "standalone"}/${info.activityId}#${info.attempt}/${randomUUID()}`,
+            owner: `${info.workflowExecution?.workflowId ?? 'standalone'}/${info.activityId}#${info.attempt}/${randomUUID()}`,
             leaseMs,
             busyWaitMs: Math.min(leaseMs, 10_000),
             ...(hooks.fault !== undefined
-              ? { fault: (point: FaultPoint, key: string) => hooks.fault?.(point, key, { input, attempt: info.attempt }) }
+              ? {
+                  fault: (point: FaultPoint, key: string) =>
+                    hooks.fault?.(point, key, { input, attempt: info.attempt }),
+                }
               : {}),
             beforeEffect: (key) => {
               Context.current().heartbeat();
@@ -85,7 +90,7 @@ export function createEffectCallActivity(registry: AgentRegistry, store: IEffect
             },
           },
         );
-        const output = await toModelOutput(tool as Tool, input.toolCallId, input.input, resolved.result);
+        const output = await toModelOutput(tool, input.toolCallId, input.input, resolved.result);
         const answer: ToolCallResult = {
           output,
           report: resolved.report,

@@ -80,11 +80,7 @@ export {
   type ManagedEffectStore,
 } from './stores/create-effect-store.js';
 export { parseStoreSpec, ACCEPTED_STORE_SPECS, type StoreSpec } from './stores/store-spec.js';
-export {
-  inspectEffects,
-  type EffectInspectionRow,
-  type ListableEffectStore,
-} from './stores/inspect-effects.js';
+export { inspectEffects, type EffectInspectionRow, type ListableEffectStore } from './stores/inspect-effects.js';
 export { storageKey, MAX_PLAIN_KEY_BYTES, HASHED_KEY_PREFIX } from './stores/storage-key.js';
 export {
   createApprovalToken,
