@@ -2,8 +2,9 @@ import type { ToolSet } from 'ai';
 import type { Agent } from '../src/agent/define-agent.js';
 import type { ToolApprovalSettings } from '../src/approvals/approval-policy.js';
 import type { ToolContext } from '../src/context/tool-context.js';
-import { UnknownAgentError, UnknownToolError } from '../src/errors/errors.js';
-import type { ToolActivityOptions } from '../workflows/types.js';
+import { ToolNotAllowedError, UnknownAgentError, UnknownToolError } from '../src/errors/errors.js';
+import { activityToolContext } from './activity-context.js';
+import type { ToolActivityOptions, ToolCallInput } from '../workflows/types.js';
 
 /**
  * An agent as a worker runs it, with its Temporal settings.
@@ -68,6 +69,20 @@ export class AgentRegistry {
     const tool = Object.hasOwn(tools, toolName) ? tools[toolName] : undefined;
     if (tool === undefined) throw new UnknownToolError(toolName, registration.agent.name, Object.keys(tools));
     return tool;
+  }
+
+  /**
+   * The agent and tool of a tool-call activity, with the run's ToolContext, after the agent's
+   * `allow` check: a refused call throws {@link ToolNotAllowedError} before anything else runs.
+   */
+  resolveCall(input: ToolCallInput): { registration: AgentRegistration; tool: ToolSet[string]; ctx: ToolContext } {
+    const registration = this.get(input.agent);
+    const tool = this.tool(registration, input.toolName);
+    const ctx = activityToolContext(input);
+    if (registration.allow !== undefined && !registration.allow(input.toolName, ctx)) {
+      throw new ToolNotAllowedError(input.toolName);
+    }
+    return { registration, tool, ctx };
   }
 
   names(): string[] {

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { isEffectTool } from '../src/effects/define-effect-tool.js';
 import { applyEffect, type FaultPoint } from '../src/effects/effect-protocol.js';
-import { EffectResultTooLargeError, InvalidEffectToolError, ToolNotAllowedError } from '../src/errors/errors.js';
+import { EffectResultTooLargeError, InvalidEffectToolError } from '../src/errors/errors.js';
 import type { IEffectStore } from '../src/stores/effect-store.js';
 import type { ToolCallInput, ToolCallResult } from '../workflows/types.js';
-import { activityLogger, activityToolContext, keepHeartbeating, toolCallOptions } from './activity-context.js';
+import { activityLogger, keepHeartbeating, toolCallOptions } from './activity-context.js';
 import type { AgentRegistry } from './agent-registry.js';
 import { withFailureMapping } from './failures.js';
 import { toModelOutput } from './model-output.js';
@@ -48,11 +48,7 @@ function leaseFor(heartbeatTimeoutMs: number | undefined, startToCloseTimeoutMs:
 export function createEffectCallActivity(registry: AgentRegistry, store: IEffectStore, hooks: EffectCallHooks = {}) {
   return async function effectCall(input: ToolCallInput): Promise<ToolCallResult> {
     return withFailureMapping(async () => {
-      const registration = registry.get(input.agent);
-      const tool = registry.tool(registration, input.toolName);
-      const ctx = activityToolContext(input);
-      if (registration.allow !== undefined && !registration.allow(input.toolName, ctx))
-        throw new ToolNotAllowedError(input.toolName);
+      const { tool, ctx } = registry.resolveCall(input);
       if (!isEffectTool(tool)) {
         throw new InvalidEffectToolError(
           `Tool "${input.toolName}" of agent "${input.agent}" is not an effect tool on this worker; workers of one task queue must register the same agents.`,

@@ -1,7 +1,7 @@
 import { isAsyncIterable } from '../src/effects/effect-protocol.js';
-import { ToolNotAllowedError, UnknownToolError } from '../src/errors/errors.js';
+import { UnknownToolError } from '../src/errors/errors.js';
 import type { ToolCallInput, ToolCallResult } from '../workflows/types.js';
-import { activityToolContext, keepHeartbeating, toolCallOptions } from './activity-context.js';
+import { keepHeartbeating, toolCallOptions } from './activity-context.js';
 import type { AgentRegistry } from './agent-registry.js';
 import { withFailureMapping } from './failures.js';
 import { toModelOutput } from './model-output.js';
@@ -14,11 +14,7 @@ import { toModelOutput } from './model-output.js';
 export function createToolCallActivity(registry: AgentRegistry) {
   return async function toolCall(input: ToolCallInput): Promise<ToolCallResult> {
     return withFailureMapping(async () => {
-      const registration = registry.get(input.agent);
-      const tool = registry.tool(registration, input.toolName);
-      const ctx = activityToolContext(input);
-      if (registration.allow !== undefined && !registration.allow(input.toolName, ctx))
-        throw new ToolNotAllowedError(input.toolName);
+      const { tool, ctx } = registry.resolveCall(input);
       if (typeof tool.execute !== 'function') throw new UnknownToolError(input.toolName, input.agent, []);
       const stop = keepHeartbeating();
       try {

@@ -133,7 +133,7 @@ export async function devCommand(args: string[]): Promise<number> {
         step(t0, `Worker 1: ${how} without crashing (no comment was posted?)`);
       }
     }
-    const tick = progress(`runs finished: see ${server.uiUrl ?? 'the Temporal UI'}`, 3);
+    const tick = progress(`waiting for the runs to finish (watch them at ${server.uiUrl ?? 'the Temporal UI'})`, 3);
     const waiting = setInterval(() => tick(Math.round((Date.now() - t0) / 1000)), 1_000);
     await waitAll(runs, real ? 300_000 : 90_000);
     clearInterval(waiting);

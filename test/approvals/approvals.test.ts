@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
+import type { WorkflowBundle } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import {
   createApprovalToken,
   defineAgent,
@@ -25,18 +24,11 @@ import {
   type AgentRegistration,
   type PendingApproval,
 } from '../../worker/index.js';
-import { createResponder, OWNER, REPO } from '../fixtures/responder.js';
+import { commentsOn, createResponder, openIssue } from '../fixtures/responder.js';
 import { runCli } from '../product/run-cli.js';
+import { bundleTestWorkflows } from '../fixtures/bundle.js';
 
 const SECRET = 'approval-secret-for-tests-0123456789';
-const quiet = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-};
 
 let env: TestWorkflowEnvironment;
 let github: LocalGitHubServer;
@@ -45,22 +37,13 @@ let bundle: WorkflowBundle;
 beforeAll(async () => {
   env = await createTimeSkippingEnvironment();
   github = await new LocalGitHubServer().start();
-  bundle = await bundleWorkflowCode({
-    workflowsPath: fileURLToPath(new URL('../fixtures/workflows.ts', import.meta.url)),
-    logger: quiet,
-  });
+  bundle = await bundleTestWorkflows();
 }, 120_000);
 
 afterAll(async () => {
   await github?.stop();
   await env?.teardown();
 });
-
-function openIssue(): number {
-  return github.tracker.createIssue(OWNER, REPO, { title: `issue ${randomUUID()}`, login: 'alice' }).number;
-}
-
-const commentsOn = (issue: number): number => github.tracker.listComments(OWNER, REPO, issue)?.length ?? 0;
 
 /** The responder whose comment tool needs approval (AI SDK 7's `needsApproval` on the tool). */
 function guardedResponder(script: Parameters<typeof scriptedModel>[0]): Agent {
@@ -116,7 +99,7 @@ const commentCall = (issue: number, toolCallId?: string) => ({
 
 describe('durable approval of effect tools (time-skipping server)', () => {
   it('waits three days across a worker restart, then an approved call applies its effect once', async () => {
-    const issue = openIssue();
+    const issue = openIssue(github);
     const agent = guardedResponder([{ toolCalls: [commentCall(issue)] }, { text: 'Done.' }]);
     const store = new MemoryEffectStore();
     const taskQueue = `q-${randomUUID()}`;
@@ -139,7 +122,7 @@ describe('durable approval of effect tools (time-skipping server)', () => {
         onTimeout: 'deny',
       }),
     ]);
-    expect(commentsOn(issue)).toBe(0);
+    expect(commentsOn(github, issue)).toBe(0);
     await env.sleep('3 days');
     // A new worker (empty workflow cache: the run is replayed from history) takes the decision.
     const result = await withWorker(
@@ -158,7 +141,7 @@ describe('durable approval of effect tools (time-skipping server)', () => {
       },
       store,
     );
-    expect(commentsOn(issue)).toBe(1);
+    expect(commentsOn(github, issue)).toBe(1);
     expect(result.effects).toEqual([expect.objectContaining({ toolName: 'comment', outcome: 'executed' })]);
     const [approval] = result.approvals;
     expect(approval).toMatchObject({ toolCallId: 'call-0-0', approved: true, decidedBy: 'approver', reason: 'ok' });
@@ -167,7 +150,7 @@ describe('durable approval of effect tools (time-skipping server)', () => {
   });
 
   it('a denied call never touches the remote, and the model is told why', async () => {
-    const issue = openIssue();
+    const issue = openIssue(github);
     const agent = guardedResponder([{ toolCalls: [commentCall(issue)] }, { text: 'Understood.' }]);
     const taskQueue = `q-${randomUUID()}`;
     const result = await withWorker(taskQueue, { agent }, async () => {
@@ -181,7 +164,7 @@ describe('durable approval of effect tools (time-skipping server)', () => {
       });
       return handle.result();
     });
-    expect(commentsOn(issue)).toBe(0);
+    expect(commentsOn(github, issue)).toBe(0);
     expect(result.effects).toEqual([]);
     expect(result.approvals).toEqual([
       expect.objectContaining({ approved: false, decidedBy: 'approver', reason: 'wrong tone' }),
@@ -193,14 +176,14 @@ describe('durable approval of effect tools (time-skipping server)', () => {
   });
 
   it('nobody answers: the call is denied when the approval timeout passes', async () => {
-    const issue = openIssue();
+    const issue = openIssue(github);
     const agent = guardedResponder([{ toolCalls: [commentCall(issue)] }, { text: 'No answer, no comment.' }]);
     const taskQueue = `q-${randomUUID()}`;
     const result = await withWorker(taskQueue, { agent, approvalTimeout: '2 days' }, async () => {
       const handle = await startAgentRun(env.client, { agent: 'responder', prompt: `Answer ${issue}`, taskQueue });
       return handle.result();
     });
-    expect(commentsOn(issue)).toBe(0);
+    expect(commentsOn(github, issue)).toBe(0);
     expect(result.approvals).toEqual([expect.objectContaining({ approved: false, decidedBy: 'timeout' })]);
     const [approval] = result.approvals;
     expect(Date.parse(approval?.decidedAt ?? '') - Date.parse(approval?.requestedAt ?? '')).toBeGreaterThanOrEqual(
@@ -210,7 +193,7 @@ describe('durable approval of effect tools (time-skipping server)', () => {
   });
 
   it('forged, misbound and replayed decisions are refused; the call waits for a valid one', async () => {
-    const [a, b] = [openIssue(), openIssue()];
+    const [a, b] = [openIssue(github), openIssue(github)];
     const agent = guardedResponder([
       { toolCalls: [commentCall(a, 'call-a'), commentCall(b, 'call-b')] },
       { text: 'Done.' },
@@ -264,8 +247,8 @@ describe('durable approval of effect tools (time-skipping server)', () => {
       await send('call-b', false, createApprovalToken(SECRET, claims(callB, false)));
       return handle.result();
     });
-    expect(commentsOn(a)).toBe(1);
-    expect(commentsOn(b)).toBe(0);
+    expect(commentsOn(github, a)).toBe(1);
+    expect(commentsOn(github, b)).toBe(0);
     expect(result.approvals.map((r) => [r.toolCallId, r.approved]).sort()).toEqual([
       ['call-a', true],
       ['call-b', false],
@@ -273,7 +256,7 @@ describe('durable approval of effect tools (time-skipping server)', () => {
   });
 
   it('approving a call whose effect was already applied returns the recorded result: no second effect', async () => {
-    const issue = openIssue();
+    const issue = openIssue(github);
     const agent = guardedResponder([{ toolCalls: [commentCall(issue)] }, { text: 'Done.' }]);
     const runId = `run-${randomUUID()}`;
     const store = new MemoryEffectStore();
@@ -302,7 +285,7 @@ describe('durable approval of effect tools (time-skipping server)', () => {
       },
       store,
     );
-    expect(commentsOn(issue)).toBe(0);
+    expect(commentsOn(github, issue)).toBe(0);
     expect(result.effects).toEqual([
       expect.objectContaining({ outcome: 'recorded', key: `${runId}:comment:${issue}` }),
     ]);
@@ -310,7 +293,7 @@ describe('durable approval of effect tools (time-skipping server)', () => {
   });
 
   it('the CLI lists pending approvals and denies one with a reason (chamvi approvals / chamvi approve --deny)', async () => {
-    const issue = openIssue();
+    const issue = openIssue(github);
     const agent = guardedResponder([{ toolCalls: [commentCall(issue)] }, { text: 'Fine.' }]);
     const taskQueue = `q-${randomUUID()}`;
     const cliEnv = { TEMPORAL_ADDRESS: env.address, CHAMVI_APPROVAL_SECRET: SECRET };
@@ -331,7 +314,7 @@ describe('durable approval of effect tools (time-skipping server)', () => {
       expect(denied.stdout).toContain('denied comment call call-0-0');
       return handle.result();
     });
-    expect(commentsOn(issue)).toBe(0);
+    expect(commentsOn(github, issue)).toBe(0);
     expect(result.approvals).toEqual([
       expect.objectContaining({ approved: false, approver: 'carol', reason: 'not now' }),
     ]);

@@ -1,24 +1,16 @@
 import { createMCPClient, type MCPClient } from '@ai-sdk/mcp';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
+import type { WorkflowBundle } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { defineAgent, isEffectTool, MemoryEffectStore, mcpToolPolicy, mcpTools } from '../../src/index.js';
 import { scriptedModel } from '../../testing/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
 import { createAgentWorker, decideApproval, listPendingApprovals, startAgentRun } from '../../worker/index.js';
 import { McpTicketServer, type Ticket } from '../fixtures/mcp-ticket-server.js';
+import { bundleTestWorkflows } from '../fixtures/bundle.js';
 
 const SECRET = 'mcp-test-approval-secret-0123456789';
-const quiet = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-};
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundle;
@@ -29,10 +21,7 @@ beforeAll(async () => {
   env = await createTimeSkippingEnvironment();
   desk = await new McpTicketServer().start();
   client = await createMCPClient({ transport: { type: 'http', url: desk.url } });
-  bundle = await bundleWorkflowCode({
-    workflowsPath: fileURLToPath(new URL('../fixtures/workflows.ts', import.meta.url)),
-    logger: quiet,
-  });
+  bundle = await bundleTestWorkflows();
 }, 120_000);
 
 afterAll(async () => {

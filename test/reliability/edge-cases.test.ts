@@ -24,7 +24,7 @@ import { runAgentUnderTest } from '../../testing/run-agent-under-test.js';
 import { scriptedModel } from '../../testing/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
 import { PG_URL, writeObservations } from './matrix.js';
-import { bundleTestWorkflows } from './setup.js';
+import { bundleTestWorkflows } from '../fixtures/bundle.js';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundle;

@@ -17,7 +17,7 @@ import { IdempotentTicketServer } from '../../testing/http/idempotent-server.js'
 import { runAll, summarizeActivities } from '../../testing/run-agent-under-test.js';
 import { createDevServerEnvironment } from '../../testing/test-environment.js';
 import { createAgentWorker, startAgentRun } from '../../worker/index.js';
-import { bundleTestWorkflows } from './setup.js';
+import { bundleTestWorkflows } from '../fixtures/bundle.js';
 import {
   expected,
   FAULT_POINTS,

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleTestWorkflows } from './setup.js';
+import { bundleTestWorkflows } from '../fixtures/bundle.js';
 
 /** A running worker process. */
 export interface WorkerProcess {

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
+import type { WorkflowBundle } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { tool } from 'ai';
 import { z } from 'zod';
 import {
@@ -20,9 +19,10 @@ import { LocalGitHubServer } from '../../testing/github/index.js';
 import { scriptedModel } from '../../testing/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
 import { agentProgressQuery, createAgentWorker, startAgentRun, type AgentEntry } from '../../worker/index.js';
-import { createResponder, OWNER, REPO } from '../fixtures/responder.js';
+import { OWNER, REPO, commentsOn, createResponder, openIssue } from '../fixtures/responder.js';
 import { activityTypes } from '../fixtures/history.js';
 import type { patientAgentWorkflow } from '../fixtures/workflows.js';
+import { bundleTestWorkflows } from '../fixtures/bundle.js';
 
 let env: TestWorkflowEnvironment;
 let github: LocalGitHubServer;
@@ -33,17 +33,7 @@ beforeAll(async () => {
   env = await createTimeSkippingEnvironment();
   github = await new LocalGitHubServer().start();
   dir = mkdtempSync(join(tmpdir(), 'chamvi-ts-'));
-  bundle = await bundleWorkflowCode({
-    workflowsPath: fileURLToPath(new URL('../fixtures/workflows.ts', import.meta.url)),
-    logger: {
-      log: () => undefined,
-      trace: () => undefined,
-      debug: () => undefined,
-      info: () => undefined,
-      warn: () => undefined,
-      error: () => undefined,
-    },
-  });
+  bundle = await bundleTestWorkflows();
 }, 120_000);
 
 afterAll(async () => {
@@ -51,14 +41,6 @@ afterAll(async () => {
   await env?.teardown();
   rmSync(dir, { recursive: true, force: true });
 });
-
-function openIssue(): number {
-  return github.tracker.createIssue(OWNER, REPO, { title: `issue ${randomUUID()}`, login: 'alice' }).number;
-}
-
-function commentsOn(issue: number): number {
-  return github.tracker.listComments(OWNER, REPO, issue)?.length ?? 0;
-}
 
 async function withWorker<T>(
   agents: AgentEntry[],
@@ -90,7 +72,7 @@ const answer = (issue: number, body = 'Thanks for the report!') => ({
 
 describe('agent workflow on the time-skipping server', () => {
   it('a responder answers an issue with one comment and reports it executed', async () => {
-    const issue = openIssue();
+    const issue = openIssue(github);
     const agent = createResponder({ githubUrl: github.url, model: scriptedModel([answer(issue), { text: 'Done.' }]) });
     const result = await withWorker([agent], async (taskQueue) => {
       const handle = await startAgentRun(env.client, {
@@ -100,7 +82,7 @@ describe('agent workflow on the time-skipping server', () => {
       });
       return handle.result();
     });
-    expect(commentsOn(issue)).toBe(1);
+    expect(commentsOn(github, issue)).toBe(1);
     expect(result.text).toBe('Done.');
     expect(result.effects).toEqual([
       expect.objectContaining({
@@ -114,7 +96,7 @@ describe('agent workflow on the time-skipping server', () => {
   });
 
   it('a crash after the comment is posted leaves exactly one comment: the retry reconciles through alreadyApplied', async () => {
-    const issue = openIssue();
+    const issue = openIssue(github);
     let crashes = 0;
     const agent = createResponder({
       githubUrl: github.url,
@@ -135,12 +117,12 @@ describe('agent workflow on the time-skipping server', () => {
       },
     );
     expect(crashes).toBe(1);
-    expect(commentsOn(issue)).toBe(1);
+    expect(commentsOn(github, issue)).toBe(1);
     expect(result.effects).toEqual([expect.objectContaining({ outcome: 'reconciled', attempts: 2 })]);
   });
 
   it('a step-keyed tool sees the same messages in execute as its key was computed from, so a crash still reconciles', async () => {
-    const issue = openIssue();
+    const issue = openIssue(github);
     let crashes = 0;
     const agent = createResponder({
       githubUrl: github.url,
@@ -154,14 +136,14 @@ describe('agent workflow on the time-skipping server', () => {
       [{ agent, tools: { comment: { retry: { initialInterval: '10 ms' } } } }],
       async (taskQueue) => (await startAgentRun(env.client, { agent: 'responder', prompt: 'go', taskQueue })).result(),
     );
-    expect(commentsOn(issue)).toBe(1);
+    expect(commentsOn(github, issue)).toBe(1);
     expect(result.effects).toEqual([
       expect.objectContaining({ key: `${result.runId}:comment:${issue}:0`, outcome: 'reconciled' }),
     ]);
   });
 
   it('two identical tool calls in one step apply once, in one activity', async () => {
-    const issue = openIssue();
+    const issue = openIssue(github);
     const call = { toolName: 'comment', input: { issue, body: 'Same words' } };
     const agent = createResponder({
       githubUrl: github.url,
@@ -171,13 +153,13 @@ describe('agent workflow on the time-skipping server', () => {
       const handle = await startAgentRun(env.client, { agent: 'responder', prompt: 'go', taskQueue });
       return { result: await handle.result(), types: await activityTypes(handle) };
     });
-    expect(commentsOn(issue)).toBe(1);
+    expect(commentsOn(github, issue)).toBe(1);
     expect(types.filter((t) => t === 'chamvi.effectCall')).toHaveLength(1);
     expect(result.effects.map((e) => e.outcome).sort()).toEqual(['executed', 'recorded']);
   });
 
   it('a tool refused by allow fails fast, without retries and without touching the remote', async () => {
-    const issue = openIssue();
+    const issue = openIssue(github);
     const agent = createResponder({
       githubUrl: github.url,
       model: scriptedModel([answer(issue), { text: 'Could not comment.' }]),
@@ -188,7 +170,7 @@ describe('agent workflow on the time-skipping server', () => {
       return { result: await handle.result(), types: await activityTypes(handle) };
     });
     expect(github.requests).toBe(before);
-    expect(commentsOn(issue)).toBe(0);
+    expect(commentsOn(github, issue)).toBe(0);
     expect(types.filter((t) => t === 'chamvi.effectCall')).toHaveLength(1);
     expect(result.effects).toEqual([]);
     const toolMessage = result.messages.find((m) => m.role === 'tool');
@@ -196,7 +178,7 @@ describe('agent workflow on the time-skipping server', () => {
   });
 
   it('long waits between steps complete at once under time skipping', async () => {
-    const issue = openIssue();
+    const issue = openIssue(github);
     const agent = createResponder({ githubUrl: github.url, model: scriptedModel([answer(issue), { text: 'Done.' }]) });
     const started = Date.now();
     const result = await withWorker([agent], async (taskQueue) =>
@@ -208,12 +190,12 @@ describe('agent workflow on the time-skipping server', () => {
     );
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(result.waitedMs).toBeGreaterThanOrEqual(3 * 24 * 3600 * 1000);
-    expect(commentsOn(issue)).toBe(1);
+    expect(commentsOn(github, issue)).toBe(1);
   });
 
   it('continue-as-new in the middle of a run keeps the run identity and repeats no effect', async () => {
-    const first = openIssue();
-    const second = openIssue();
+    const first = openIssue(github);
+    const second = openIssue(github);
     const agent = createResponder({
       githubUrl: github.url,
       model: scriptedModel([answer(first), answer(second), { text: 'Done.' }]),
@@ -232,8 +214,8 @@ describe('agent workflow on the time-skipping server', () => {
     });
     expect(runIds[0]).not.toBe(runIds[1]);
     expect(result.runId).toBe(runIds[0]);
-    expect(commentsOn(first)).toBe(1);
-    expect(commentsOn(second)).toBe(1);
+    expect(commentsOn(github, first)).toBe(1);
+    expect(commentsOn(github, second)).toBe(1);
     expect(result.effects.map((e) => e.key)).toEqual([
       `${runIds[0]}:comment:${first}`,
       `${runIds[0]}:comment:${second}`,
@@ -241,7 +223,7 @@ describe('agent workflow on the time-skipping server', () => {
   });
 
   it('a step the model redoes with a different body keeps its step-keyed effect key: exactly one comment', async () => {
-    const issue = openIssue();
+    const issue = openIssue(github);
     const model = scriptedModel([
       ({ attempt }) => answer(issue, `Draft number ${attempt}`),
       ({ attempt }) => {
@@ -262,7 +244,7 @@ describe('agent workflow on the time-skipping server', () => {
     });
     expect(model.calls).toBe(4);
     expect(result.runId).toBe(firstRunId);
-    expect(commentsOn(issue)).toBe(1);
+    expect(commentsOn(github, issue)).toBe(1);
     expect(github.tracker.listComments(OWNER, REPO, issue)?.[0]?.body).toContain('Draft number 1');
     expect(result.effects).toEqual([
       expect.objectContaining({ key: `${firstRunId}:comment:${issue}:0`, outcome: 'recorded' }),
@@ -348,7 +330,7 @@ describe('agent workflow on the time-skipping server', () => {
   }, 60_000);
 
   it('schema-invalid tool input and unknown tool names go back to the model without an activity or a retry', async () => {
-    const issue = openIssue();
+    const issue = openIssue(github);
     const agent = createResponder({
       githubUrl: github.url,
       model: scriptedModel([
@@ -366,7 +348,7 @@ describe('agent workflow on the time-skipping server', () => {
       return { result: await handle.result(), types: await activityTypes(handle) };
     });
     expect(types).toEqual(['chamvi.modelStep', 'chamvi.modelStep']);
-    expect(commentsOn(issue)).toBe(0);
+    expect(commentsOn(github, issue)).toBe(0);
     const toolMessage = JSON.stringify(result.messages.find((m) => m.role === 'tool'));
     expect(toolMessage).toContain('Invalid input for tool comment');
     expect(toolMessage).toContain("Model tried to call unavailable tool 'delete_repo'");
@@ -374,7 +356,7 @@ describe('agent workflow on the time-skipping server', () => {
   });
 
   it('the progress query reports the current step and the effects so far while the run waits on a tool', async () => {
-    const issue = openIssue();
+    const issue = openIssue(github);
     let release: () => void = () => undefined;
     const released = new Promise<void>((resolve) => (release = resolve));
     const responder = createResponder({ githubUrl: github.url, model: scriptedModel([]) });

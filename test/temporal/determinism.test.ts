@@ -8,15 +8,7 @@ import { scriptedModel } from '../../testing/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
 import { chamviWorkflowsPath, createAgentWorker, startAgentRun } from '../../worker/index.js';
 import { createResponder, OWNER, REPO } from '../fixtures/responder.js';
-
-const quiet = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-};
+import { quietLogger } from '../fixtures/bundle.js';
 
 let env: TestWorkflowEnvironment;
 let github: LocalGitHubServer;
@@ -33,7 +25,7 @@ afterAll(async () => {
 
 describe('workflow determinism', () => {
   it('the workflows bundle for the sandbox without Node builtins, ai or zod', async () => {
-    const { code } = await bundleWorkflowCode({ workflowsPath: chamviWorkflowsPath(), logger: quiet });
+    const { code } = await bundleWorkflowCode({ workflowsPath: chamviWorkflowsPath(), logger: quietLogger });
     expect(code).toContain('agentWorkflow');
     for (const forbidden of [
       'node_modules/ai/',

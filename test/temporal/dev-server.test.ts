@@ -11,7 +11,7 @@ import { createDevServerEnvironment } from '../../testing/test-environment.js';
 import type { agentWorkflow } from '../../workflows/index.js';
 import { createAgentWorker, startAgentRun } from '../../worker/index.js';
 import { startChildWorker } from '../fixtures/child-worker.js';
-import { createResponder, OWNER, REPO } from '../fixtures/responder.js';
+import { commentsOn, createResponder, openIssue } from '../fixtures/responder.js';
 
 let env: TestWorkflowEnvironment;
 let github: LocalGitHubServer;
@@ -29,17 +29,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function openIssue(): number {
-  return github.tracker.createIssue(OWNER, REPO, { title: `issue ${randomUUID()}`, login: 'alice' }).number;
-}
-
-function commentsOn(issue: number): number {
-  return github.tracker.listComments(OWNER, REPO, issue)?.length ?? 0;
-}
-
 describe('agent workflow on the Temporal dev server', () => {
   it('a worker process SIGKILLed after the comment is posted leaves exactly one comment; a second process finishes the run', async () => {
-    const issue = openIssue();
+    const issue = openIssue(github);
     const taskQueue = `q-${randomUUID()}`;
     const common = {
       TEMPORAL_ADDRESS: env.address,
@@ -52,12 +44,12 @@ describe('agent workflow on the Temporal dev server', () => {
     const doomed = await startChildWorker({ ...common, STORE: store, CRASH: 'after-comment' });
     const handle = await startAgentRun(env.client, { agent: 'responder', prompt: `Answer issue ${issue}`, taskQueue });
     expect(await doomed.exited).toBe('SIGKILL');
-    expect(commentsOn(issue)).toBe(1);
+    expect(commentsOn(github, issue)).toBe(1);
 
     const survivor = await startChildWorker({ ...common, STORE: store });
     try {
       const result = await handle.result();
-      expect(commentsOn(issue)).toBe(1);
+      expect(commentsOn(github, issue)).toBe(1);
       expect(result.effects).toEqual([
         expect.objectContaining({ toolName: 'comment', outcome: 'reconciled', attempts: 2 }),
       ]);
@@ -67,7 +59,7 @@ describe('agent workflow on the Temporal dev server', () => {
   }, 90_000);
 
   it('a workflow reset to before the effect does not apply it again; a new start of the same workflow id applies it anew', async () => {
-    const issue = openIssue();
+    const issue = openIssue(github);
     const taskQueue = `q-${randomUUID()}`;
     const workflowId = `reset-${randomUUID()}`;
     const script = [{ toolCalls: [{ toolName: 'comment', input: { issue, body: 'Thanks!' } }] }, { text: 'Done.' }];
@@ -104,13 +96,13 @@ describe('agent workflow on the Temporal dev server', () => {
       expect(afterReset.effects).toEqual([
         expect.objectContaining({ key: original.effects[0]?.key, outcome: 'recorded' }),
       ]);
-      expect(commentsOn(issue)).toBe(1);
+      expect(commentsOn(github, issue)).toBe(1);
 
       const again = await startAgentRun(env.client, { agent: 'responder', prompt: 'go', taskQueue, workflowId });
       const fresh = await again.result();
       expect(fresh.runId).not.toBe(original.runId);
       expect(fresh.effects).toEqual([expect.objectContaining({ outcome: 'executed' })]);
-      expect(commentsOn(issue)).toBe(2);
+      expect(commentsOn(github, issue)).toBe(2);
     });
   }, 90_000);
 });
