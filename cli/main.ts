@@ -53,8 +53,20 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${entry.help}\n`);
     return 0;
   }
-  const run = await entry.load();
+  const run = await entry.load().catch((error: unknown) => {
+    throw missingPackage(command, error) ?? error;
+  });
   return run(rest);
+}
+
+/** An optional package a command needs (the demo's Octokit, say) is not installed: say which, and how. */
+function missingPackage(command: string, error: unknown): UsageError | undefined {
+  if ((error as { code?: unknown }).code !== 'ERR_MODULE_NOT_FOUND') return undefined;
+  const name = /Cannot find package '([^']+)'/.exec(String((error as Error).message))?.[1];
+  if (name === undefined) return undefined;
+  return new UsageError(
+    `the ${command} command needs the package ${name}, which is not installed: npm install ${name}`,
+  );
 }
 
 main(process.argv.slice(2)).then(
