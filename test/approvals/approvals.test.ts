@@ -18,6 +18,7 @@ import { createTimeSkippingEnvironment } from '../../testing/test-environment.js
 import {
   createAgentWorker,
   decideApproval,
+  approvalDecisionSignal,
   decideApprovalUpdate,
   listPendingApprovals,
   startAgentRun,
@@ -190,6 +191,49 @@ describe('durable approval of effect tools (time-skipping server)', () => {
       2 * 86_400_000,
     );
     expect(JSON.stringify(result.messages)).toContain('Nobody decided within 2 days');
+  });
+
+  it('with onApprovalTimeout approve, nobody answering applies the effect once when the timeout passes', async () => {
+    const issue = openIssue(github);
+    const agent = guardedResponder([{ toolCalls: [commentCall(issue)] }, { text: 'Posted after the wait.' }]);
+    const taskQueue = `q-${randomUUID()}`;
+    const result = await withWorker(
+      taskQueue,
+      { agent, approvalTimeout: '1 day', onApprovalTimeout: 'approve' },
+      async () =>
+        (await startAgentRun(env.client, { agent: 'responder', prompt: `Answer ${issue}`, taskQueue })).result(),
+    );
+    expect(commentsOn(github, issue)).toBe(1);
+    expect(result.approvals).toEqual([expect.objectContaining({ approved: true, decidedBy: 'timeout' })]);
+    expect(result.effects).toEqual([expect.objectContaining({ toolName: 'comment', outcome: 'executed' })]);
+  });
+
+  it('a decision sent by signal is taken, and a forged one sent by signal is dropped', async () => {
+    const issue = openIssue(github);
+    const agent = guardedResponder([{ toolCalls: [commentCall(issue)] }, { text: 'Done.' }]);
+    const taskQueue = `q-${randomUUID()}`;
+    const result = await withWorker(taskQueue, { agent }, async () => {
+      const handle = await startAgentRun(env.client, { agent: 'responder', prompt: `Answer ${issue}`, taskQueue });
+      const [call] = await pendingOf(handle);
+      const claims = { runId: call!.runId, toolCallId: call!.toolCallId, key: call!.key, approved: true };
+      const forged = createApprovalToken('not-the-workers-secret-0123456789', claims);
+      await handle.signal(approvalDecisionSignal, { toolCallId: call!.toolCallId, approved: true, token: forged });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await listPendingApprovals(env.client, handle.workflowId)).toHaveLength(1);
+      expect(commentsOn(github, issue)).toBe(0);
+      const token = createApprovalToken(SECRET, claims);
+      await handle.signal(approvalDecisionSignal, {
+        toolCallId: call!.toolCallId,
+        approved: true,
+        token,
+        approver: 'carol',
+      });
+      return handle.result();
+    });
+    expect(commentsOn(github, issue)).toBe(1);
+    expect(result.approvals).toEqual([
+      expect.objectContaining({ approved: true, decidedBy: 'approver', approver: 'carol' }),
+    ]);
   });
 
   it('forged, misbound and replayed decisions are refused; the call waits for a valid one', async () => {
