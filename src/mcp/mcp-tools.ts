@@ -36,18 +36,23 @@ export interface McpToolPolicy {
   readonly source: 'annotations' | 'declared';
 }
 
-/** What a user declares for one MCP tool (anything left out comes from the annotations). */
+/**
+ * What a user declares for one MCP tool (anything left out comes from the annotations). The hooks
+ * are method signatures, so a declaration written for the tool's own input type (`{ title }`)
+ * fits a map of declarations for different tools.
+ */
 export interface McpToolDeclaration<INPUT = Record<string, unknown>, OUTPUT = unknown> {
   /** Run it as an effect tool (`effect`) or as a plain tool (`plain`). */
   readonly kind?: 'effect' | 'plain';
   /** The effect key (effect tools); default `<runId>:<tool name>:<sha256 of the input>`. */
-  readonly effectKey?: (
+  effectKey?(
+    this: void,
     input: INPUT,
     ctx: ToolContext,
     options: ToolExecutionOptions<ToolContext>,
-  ) => MaybePromise<string>;
+  ): MaybePromise<string>;
   /** Finds an effect an earlier, crashed attempt applied (effect tools). */
-  readonly alreadyApplied?: (key: string, input: INPUT, ctx: ToolContext) => MaybePromise<OUTPUT | undefined>;
+  alreadyApplied?(this: void, key: string, input: INPUT, ctx: ToolContext): MaybePromise<OUTPUT | undefined>;
   /** `true`, `false`, or per call a function of input and `{ toolCallId, messages, context }`. */
   readonly needsApproval?:
     boolean | ((input: INPUT, options: ToolExecutionOptions<ToolContext>) => MaybePromise<boolean>);
@@ -56,8 +61,7 @@ export interface McpToolDeclaration<INPUT = Record<string, unknown>, OUTPUT = un
 /** What {@link mcpTools} takes. */
 export interface McpToolsOptions {
   /** Declarations per MCP tool name (effect key, reconciliation, kind, approval). */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each declaration has its own input type
-  readonly tools?: Readonly<Record<string, McpToolDeclaration<any, any>>>;
+  readonly tools?: Readonly<Record<string, McpToolDeclaration>>;
   /** Only these tools (default: every tool the server lists). */
   readonly include?: readonly string[];
   /** Prefix for the tool names the model sees (e.g. `tickets_`), to keep servers apart. */
