@@ -152,10 +152,12 @@ async function runProtocol(
   const fingerprint =
     call.tool.effectKey === undefined && call.key === undefined ? key.slice(-64) : safeFingerprint(call.input);
   let token: ClaimToken | undefined;
+  let lease: Lease | undefined;
   if (hasClaims(store)) {
     const claimed = await claimKey(store, key, call, env, fingerprint);
     if ('record' in claimed) return { result: recordedResult(claimed.record, call, key), report: report('recorded') };
-    token = claimed.token;
+    lease = claimed.lease;
+    token = lease.token;
   }
 
   const leaseMs = env.leaseMs ?? DEFAULT_LEASE_MS;
@@ -172,12 +174,12 @@ async function runProtocol(
   let outcome: { origin: 'executed' | 'reconciled'; result: unknown };
   try {
     // The lease is renewed from the claim until the record, so a slow alreadyApplied keeps it too.
-    outcome = await withLeaseRenewal(store, token, leaseMs, call.ctx.run.signal, logger, async () => {
+    outcome = await withLeaseRenewal(store, lease, leaseMs, call.ctx.run.signal, logger, async () => {
       if (env.fault) await env.fault('in-already-applied', key);
       const remote =
         call.tool.alreadyApplied === undefined ? undefined : await call.tool.alreadyApplied(key, call.input, call.ctx);
       if (remote !== undefined) return { origin: 'reconciled' as const, result: remote };
-      if (token !== undefined && hasClaims(store)) await assertStillOwner(store, token, leaseMs);
+      if (lease !== undefined && hasClaims(store)) await assertStillOwner(store, lease, leaseMs);
       call.ctx.run.signal.throwIfAborted();
       await env.beforeEffect?.(key);
       if (env.fault) await env.fault('before-effect', key);
@@ -234,7 +236,7 @@ async function claimKey(
   call: EffectCall,
   env: EffectEnv,
   fingerprint: string | undefined,
-): Promise<{ token: ClaimToken } | { record: EffectRecord }> {
+): Promise<{ lease: Lease } | { record: EffectRecord }> {
   const busyWaitMs = env.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS;
   const request = {
     owner: env.owner ?? nextOwner(),
@@ -246,8 +248,9 @@ async function claimKey(
   };
   const started = Date.now();
   for (let pause = 25; ; pause = Math.min(pause * 2, 500)) {
+    const sent = Date.now();
     const claimed = await storeRead(() => store.claim(key, request), key, 'claim');
-    if (claimed.status === 'acquired') return { token: claimed.token };
+    if (claimed.status === 'acquired') return { lease: { token: claimed.token, since: sent } };
     if (claimed.status === 'done') return { record: claimed.record };
     const waited = Date.now() - started;
     if (waited >= busyWaitMs) throw new EffectBusyError(key, waited);
@@ -256,28 +259,44 @@ async function claimKey(
   }
 }
 
-async function assertStillOwner(store: IEffectStore & EffectClaims, token: ClaimToken, leaseMs: number): Promise<void> {
-  const renewed = await storeRead(() => store.renew(token, leaseMs), token.key, 'renew');
-  if (renewed.status === 'lost') throw new EffectClaimLostError(token.key);
+/** A held claim and when its lease last started, measured before the request was sent (so never late). */
+interface Lease {
+  readonly token: ClaimToken;
+  since: number;
+}
+
+/**
+ * The last check before the effect. Nobody can take a key over before its lease runs out, so a
+ * lease younger than half its length needs no round trip; an older one is renewed, and a lost one
+ * stops the call before anything is applied.
+ */
+async function assertStillOwner(store: IEffectStore & EffectClaims, lease: Lease, leaseMs: number): Promise<void> {
+  if (Date.now() - lease.since < leaseMs / 2) return;
+  const sent = Date.now();
+  const renewed = await storeRead(() => store.renew(lease.token, leaseMs), lease.token.key, 'renew');
+  if (renewed.status === 'lost') throw new EffectClaimLostError(lease.token.key);
+  lease.since = sent;
 }
 
 async function withLeaseRenewal<T>(
   store: IEffectStore,
-  token: ClaimToken | undefined,
+  lease: Lease | undefined,
   leaseMs: number,
   signal: AbortSignal,
   logger: EffectLogger,
   work: () => Promise<T>,
 ): Promise<T> {
-  if (token === undefined || !hasClaims(store) || leaseMs <= 0) return work();
+  if (lease === undefined || !hasClaims(store) || leaseMs <= 0) return work();
+  const { token } = lease;
   const timer = setInterval(
     () => {
       // A cancelled or timed-out attempt is dead to the engine: let its lease run out so a retry can take over.
       if (signal.aborted) return clearInterval(timer);
+      const sent = Date.now();
       store.renew(token, leaseMs).then(
         (renewed) => {
-          if (renewed.status === 'lost')
-            logger.warn(`Lost the claim on effect "${token.key}" while applying it.`, { key: token.key });
+          if (renewed.status === 'ok') lease.since = sent;
+          else logger.warn(`Lost the claim on effect "${token.key}" while applying it.`, { key: token.key });
         },
         (error: unknown) =>
           logger.warn(`Could not renew the claim on effect "${token.key}".`, { error: describe(error) }),

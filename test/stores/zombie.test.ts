@@ -116,11 +116,14 @@ describe.each(backends)('zombie attempts on the %s store', (_name, open) => {
     const [a, b] = open();
     opened.push(a, b);
     // While A stalls its renewals (heartbeats) do not reach the store, as when its worker is
-    // partitioned or its event loop blocked; the renew right before the effect does.
+    // partitioned: they fail. The renew right before the effect does reach it.
     let partitioned = true;
     const w = world({ inAlreadyApplied: LEASE * 3, after: () => (partitioned = false) });
     const zombie = handle(a, {
-      renew: async (token, ms) => (partitioned ? { status: 'ok' } : a.renew(token, ms)),
+      renew: async (token, ms) => {
+        if (partitioned) throw new Error('network partition: the store is unreachable');
+        return a.renew(token, ms);
+      },
     });
     const first = applyEffect(w.call('a'), { store: zombie, attempt: 1, owner: 'A', leaseMs: LEASE, logger });
     const failed = first.catch((e: unknown) => e);
