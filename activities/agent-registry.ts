@@ -4,6 +4,7 @@ import type { ToolApprovalSettings } from '../src/approvals/approval-policy.js';
 import type { ToolContext } from '../src/context/tool-context.js';
 import { ToolNotAllowedError, UnknownAgentError, UnknownToolError } from '../src/errors/errors.js';
 import { activityToolContext } from './activity-context.js';
+import { assertApproved } from './approval-check.js';
 import type { ToolActivityOptions, ToolCallInput } from '../workflows/types.js';
 
 /**
@@ -45,7 +46,11 @@ export type AgentEntry = Agent | AgentRegistration;
 export class AgentRegistry {
   private readonly byName = new Map<string, AgentRegistration>();
 
-  constructor(entries: readonly AgentEntry[]) {
+  /** `approvalSecret`: the workers' approval secret, for the activities' own approval check. */
+  constructor(
+    entries: readonly AgentEntry[],
+    private readonly approvalSecret?: string | Uint8Array,
+  ) {
     for (const entry of entries) {
       const registration: AgentRegistration =
         'agent' in entry && typeof entry.agent === 'object' ? entry : { agent: entry as Agent };
@@ -73,15 +78,19 @@ export class AgentRegistry {
 
   /**
    * The agent and tool of a tool-call activity, with the run's ToolContext, after the agent's
-   * `allow` check: a refused call throws {@link ToolNotAllowedError} before anything else runs.
+   * `allow` check and the approval check: a refused call throws {@link ToolNotAllowedError} or
+   * `ApprovalRequiredError` before anything else runs.
    */
-  resolveCall(input: ToolCallInput): { registration: AgentRegistration; tool: ToolSet[string]; ctx: ToolContext } {
+  async resolveCall(
+    input: ToolCallInput,
+  ): Promise<{ registration: AgentRegistration; tool: ToolSet[string]; ctx: ToolContext }> {
     const registration = this.get(input.agent);
     const tool = this.tool(registration, input.toolName);
     const ctx = activityToolContext(input);
     if (registration.allow !== undefined && !registration.allow(input.toolName, ctx)) {
       throw new ToolNotAllowedError(input.toolName);
     }
+    await assertApproved(registration, tool, input, ctx, this.approvalSecret);
     return { registration, tool, ctx };
   }
 

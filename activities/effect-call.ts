@@ -48,7 +48,7 @@ function leaseFor(heartbeatTimeoutMs: number | undefined, startToCloseTimeoutMs:
 export function createEffectCallActivity(registry: AgentRegistry, store: IEffectStore, hooks: EffectCallHooks = {}) {
   return async function effectCall(input: ToolCallInput): Promise<ToolCallResult> {
     return withFailureMapping(async () => {
-      const { tool, ctx } = registry.resolveCall(input);
+      const { tool, ctx } = await registry.resolveCall(input);
       if (!isEffectTool(tool)) {
         throw new InvalidEffectToolError(
           `Tool "${input.toolName}" of agent "${input.agent}" is not an effect tool on this worker; workers of one task queue must register the same agents.`,

@@ -32,7 +32,7 @@ export interface ChamviActivitiesOptions {
  * (the worker factory and plugin do it for you).
  */
 export function createChamviActivities(options: ChamviActivitiesOptions): ChamviActivities {
-  const registry = new AgentRegistry(options.agents);
+  const registry = new AgentRegistry(options.agents, options.approvalSecret);
   const storeActivities = createEffectStoreActivities(options.store);
   return {
     'chamvi.modelStep': createModelStepActivity(registry),

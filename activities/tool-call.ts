@@ -14,7 +14,7 @@ import { toModelOutput } from './model-output.js';
 export function createToolCallActivity(registry: AgentRegistry) {
   return async function toolCall(input: ToolCallInput): Promise<ToolCallResult> {
     return withFailureMapping(async () => {
-      const { tool, ctx } = registry.resolveCall(input);
+      const { tool, ctx } = await registry.resolveCall(input);
       if (typeof tool.execute !== 'function') throw new UnknownToolError(input.toolName, input.agent, []);
       const stop = keepHeartbeating();
       try {

@@ -1,5 +1,6 @@
 export { ChamviError } from './errors/chamvi-error.js';
 export {
+  ApprovalRequiredError,
   EffectBusyError,
   EffectClaimLostError,
   EffectOutcomeUnknownError,

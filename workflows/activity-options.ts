@@ -40,6 +40,7 @@ export const NON_RETRYABLE_TYPES = [
   'UnknownToolError',
   'LegacyContextFieldError',
   'InvalidToolInputError',
+  'ApprovalRequiredError',
 ];
 
 /** Merges option layers (later wins, `retry` merged field by field) into Temporal's ActivityOptions. */

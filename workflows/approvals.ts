@@ -11,6 +11,7 @@ import {
 import { DEFAULT_STORE_OPTIONS, toActivityOptions } from './activity-options.js';
 import type {
   ApprovalDecision,
+  ApprovalEvidence,
   ApprovalRecord,
   ChamviActivities,
   PendingApproval,
@@ -32,6 +33,8 @@ export const pendingApprovalsQuery = defineQuery<PendingApproval[]>('chamvi.pend
 interface Waiting {
   readonly request: PendingApproval;
   decision?: ApprovalRecord;
+  /** The verified token of an approver's decision: the activity that runs the call checks it again. */
+  token?: string;
 }
 
 /**
@@ -124,6 +127,17 @@ export class ApprovalGate {
     return waiting.decision as ApprovalRecord;
   }
 
+  /**
+   * What the activity running an approved call gets to check the approval again: the decision,
+   * who took it, and the approver's token (none for a timeout or the policy).
+   */
+  evidenceFor(toolCallId: string): ApprovalEvidence | undefined {
+    const waiting = this.waiting.get(toolCallId);
+    if (waiting?.decision === undefined) return undefined;
+    const { approved, decidedBy } = waiting.decision;
+    return { approved, decidedBy, ...(waiting.token !== undefined ? { token: waiting.token } : {}) };
+  }
+
   /** Cheap checks before a decision is accepted into history (a rejected update leaves no trace). */
   private validate(decision: ApprovalDecision): void {
     if (typeof decision !== 'object' || decision === null || typeof decision.toolCallId !== 'string') {
@@ -177,6 +191,7 @@ export class ApprovalGate {
         message: `Tool call ${request.toolCallId} was already ${waiting.decision.approved ? 'approved' : 'denied'} (by ${waiting.decision.decidedBy}).`,
       });
     }
+    waiting.token = decision.token;
     waiting.decision = {
       toolCallId: request.toolCallId,
       toolName: request.toolName,

@@ -2,6 +2,7 @@ import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } 
 import { DEFAULT_STORE_OPTIONS, DEFAULT_TOOL_OPTIONS, toActivityOptions } from './activity-options.js';
 import type { ApprovalGate } from './approvals.js';
 import type {
+  ApprovalEvidence,
   ApprovalRecord,
   ChamviActivities,
   EffectReportEntry,
@@ -24,7 +25,12 @@ export interface DispatchedCall {
 }
 
 /** Failure types that go back to the model as a tool error at once (the model can correct the call). */
-const ANSWERED_TO_MODEL = new Set(['ToolNotAllowedError', 'UnknownToolError', 'InvalidToolInputError']);
+const ANSWERED_TO_MODEL = new Set([
+  'ToolNotAllowedError',
+  'UnknownToolError',
+  'InvalidToolInputError',
+  'ApprovalRequiredError',
+]);
 /** Failure types that mean the worker's setup is wrong; the run fails with the activity's message. */
 const FAILS_RUN = new Set([
   'InvalidEffectKeyError',
@@ -70,7 +76,8 @@ export async function dispatchToolCalls(
     let pending = call.key === undefined ? undefined : shared.get(call.key);
     if (pending === undefined) {
       first = true;
-      pending = scheduleCall(run, messages, call);
+      const evidence = approval === undefined ? undefined : approvals?.gate.evidenceFor(toolCallId);
+      pending = scheduleCall(run, messages, call, evidence);
       if (call.key !== undefined) shared.set(call.key, pending);
     }
     try {
@@ -96,7 +103,12 @@ export async function dispatchToolCalls(
 }
 
 /** Schedules the activity of one planned call (effect or plain). */
-export function scheduleCall(run: RunRef, messages: JsonMessage[], call: ToolCallPlan): Promise<ToolCallResult> {
+export function scheduleCall(
+  run: RunRef,
+  messages: JsonMessage[],
+  call: ToolCallPlan,
+  approval?: ApprovalEvidence,
+): Promise<ToolCallResult> {
   const summary =
     call.kind === 'effect'
       ? `effect ${call.toolName} · key ${call.key ?? ''}`
@@ -112,6 +124,7 @@ export function scheduleCall(run: RunRef, messages: JsonMessage[], call: ToolCal
     input: call.input,
     messages,
     ...(call.key !== undefined ? { key: call.key } : {}),
+    ...(approval !== undefined ? { approval } : {}),
   };
   return call.kind === 'effect' ? activities['chamvi.effectCall'](input) : activities['chamvi.toolCall'](input);
 }

@@ -149,6 +149,16 @@ export interface ToolCallInput extends RunRef {
   readonly messages: JsonMessage[];
   /** Also return the tool's raw result (for workflow-side tools that call effect tools; see `callEffectTool`). */
   readonly includeResult?: boolean;
+  /** How the call's approval was decided, when it needed one; the activity checks it again. */
+  readonly approval?: ApprovalEvidence;
+}
+
+/** The decision on a call that needed approval, as the activity running it checks it. */
+export interface ApprovalEvidence {
+  readonly approved: boolean;
+  readonly decidedBy: 'approver' | 'timeout' | 'policy';
+  /** The approver's token (bound to run, call, effect key and decision). */
+  readonly token?: string;
 }
 
 /** Outcome of one effect call, as reported by runs and queries. */

@@ -28,6 +28,7 @@ import {
 import { commentsOn, createResponder, openIssue } from '../fixtures/responder.js';
 import { runCli } from '../product/run-cli.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';
+import type { directEffectCallWorkflow } from '../fixtures/workflows.js';
 
 const SECRET = 'approval-secret-for-tests-0123456789';
 
@@ -234,6 +235,23 @@ describe('durable approval of effect tools (time-skipping server)', () => {
     expect(result.approvals).toEqual([
       expect.objectContaining({ approved: true, decidedBy: 'approver', approver: 'carol' }),
     ]);
+  });
+
+  it('workflow code that skips the approval gate cannot apply a guarded effect: the activity checks the approval itself', async () => {
+    const issue = openIssue(github);
+    const agent = guardedResponder([]);
+    const taskQueue = `q-${randomUUID()}`;
+    const result = await withWorker(taskQueue, { agent }, () =>
+      env.client.workflow.execute<typeof directEffectCallWorkflow>('directEffectCallWorkflow', {
+        taskQueue,
+        workflowId: `direct-${randomUUID()}`,
+        args: [{ agent: 'responder', toolName: 'comment', toolInput: { issue, body: 'Sneaky.' } }],
+      }),
+    );
+    expect(result.failure?.type).toBe('ApprovalRequiredError');
+    expect(result.failure?.message).toContain('needs approval and reached its activity without one');
+    expect(result.effects).toEqual([]);
+    expect(commentsOn(github, issue)).toBe(0);
   });
 
   it('forged, misbound and replayed decisions are refused; the call waits for a valid one', async () => {
