@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LocalHttpServer } from '../local-http-server.js';
 import { authenticate, type TokenLogins } from './auth.js';
 import { FaultPlan, type GitHubOperation } from './faults.js';
 import { dropResponse, HttpError, sendJson } from './http-io.js';
@@ -45,44 +45,33 @@ export class LocalGitHubServer {
   /** Planned faults; prefer the shortcut methods below. */
   readonly faults = new FaultPlan();
   private readonly tokens: TokenLogins;
-  private readonly port: number;
-  private readonly host: string;
-  private server: Server | undefined;
+  private readonly http: LocalHttpServer;
   private requestCount = 0;
 
   constructor(options: LocalGitHubServerOptions = {}) {
     this.tokens = options.tokens ?? { 'bot-token': 'chamvi-bot' };
-    this.port = options.port ?? 0;
-    this.host = options.host ?? '127.0.0.1';
+    this.http = new LocalHttpServer(
+      'LocalGitHubServer',
+      (req, res) => this.handle(req, res),
+      options.host ?? '127.0.0.1',
+      options.port ?? 0,
+    );
   }
 
   /** Starts listening; resolves with this server once the port is bound. */
   async start(): Promise<this> {
-    if (this.server !== undefined) return this;
-    const server = createServer((req, res) => void this.handle(req, res));
-    server.keepAliveTimeout = 1_000;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.port, this.host, () => resolve());
-    });
-    this.server = server;
+    await this.http.start();
     return this;
   }
 
   /** Stops listening and closes open connections. Safe to call twice. */
   async stop(): Promise<void> {
-    const server = this.server;
-    if (server === undefined) return;
-    this.server = undefined;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await this.http.stop();
   }
 
   /** Base URL for Octokit's `baseUrl`, e.g. `http://127.0.0.1:41234`. Throws before `start()`. */
   get url(): string {
-    const address = this.server?.address() as AddressInfo | null | undefined;
-    if (!address) throw new Error('LocalGitHubServer: call start() before reading url.');
-    return `http://${this.host}:${address.port}`;
+    return this.http.url;
   }
 
   /** Requests answered or dropped so far (any route, any status). */

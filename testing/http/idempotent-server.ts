@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dropResponse, HttpError, readJson, sendJson } from '../github/http-io.js';
+import { LocalHttpServer } from '../local-http-server.js';
 
 /** A ticket the API creates: the effect the tests count. */
 export interface Ticket {
@@ -42,7 +42,7 @@ export class IdempotentTicketServer {
   readonly tickets: Ticket[] = [];
   private readonly keys = new Map<string, KeyEntry>();
   private readonly processingMs: number;
-  private server: Server | undefined;
+  private readonly http = new LocalHttpServer('IdempotentTicketServer', (req, res) => this.handle(req, res));
   private dropsPlanned = 0;
   /** Requests answered 200/201 as replays. */
   replays = 0;
@@ -51,30 +51,20 @@ export class IdempotentTicketServer {
     this.processingMs = options.processingMs ?? 0;
   }
 
+  /** Starts listening on a free port of 127.0.0.1. */
   async start(): Promise<this> {
-    if (this.server !== undefined) return this;
-    const server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
-    });
-    this.server = server;
+    await this.http.start();
     return this;
   }
 
+  /** Stops listening and closes open connections. */
   async stop(): Promise<void> {
-    const server = this.server;
-    if (server === undefined) return;
-    this.server = undefined;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await this.http.stop();
   }
 
   /** Base URL, e.g. `http://127.0.0.1:41234`. */
   get url(): string {
-    const address = this.server?.address() as AddressInfo | null | undefined;
-    if (!address) throw new Error('IdempotentTicketServer: call start() before reading url.');
-    return `http://127.0.0.1:${address.port}`;
+    return this.http.url;
   }
 
   /** The next `times` ticket creations are applied, then the socket is destroyed before the answer. */
