@@ -58,7 +58,7 @@ export {
   type FencedResult,
   type IEffectStore,
 } from './stores/effect-store.js';
-export { DEFAULT_RETENTION_MS, type RetentionOptions } from './stores/record-codec.js';
+export { DEFAULT_RETENTION_MS, type RetentionOptions } from './stores/retention.js';
 export { MemoryEffectStore, type MemoryEffectStoreOptions } from './stores/memory-effect-store.js';
 export { defineAgent, isAgent, DEFAULT_MAX_STEPS, type Agent, type AgentDefinition } from './agent/define-agent.js';
 export { wrapToolsForRun, type AllowTool, type WrapOptions } from './agent/wrap-tools-for-run.js';

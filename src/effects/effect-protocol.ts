@@ -1,28 +1,26 @@
-import { randomUUID } from 'node:crypto';
 import type { ToolExecutionOptions } from 'ai';
 import type { ToolContext } from '../context/tool-context.js';
-import { ChamviError } from '../errors/chamvi-error.js';
-import {
-  EffectBusyError,
-  EffectClaimLostError,
-  EffectResultNotSerializableError,
-  EffectStoreError,
-} from '../errors/errors.js';
+import { EffectResultNotSerializableError } from '../errors/errors.js';
 import { canonicalJson } from '../json/canonical-json.js';
-import type {
-  ClaimToken,
-  EffectClaims,
-  EffectRecord,
-  EffectRecordInput,
-  IEffectStore,
-} from '../stores/effect-store.js';
+import type { ClaimRequest, EffectRecord, EffectRecordInput, IEffectStore } from '../stores/effect-store.js';
 import { hasClaims } from '../stores/effect-store.js';
 import type { EffectTool } from './define-effect-tool.js';
+import {
+  assertStillOwner,
+  claimKey,
+  DEFAULT_BUSY_WAIT_MS,
+  DEFAULT_LEASE_MS,
+  nextOwner,
+  releaseQuietly,
+  type Lease,
+} from './effect-lease.js';
 import { assertEffectKey, defaultEffectKey, inputFingerprint } from './effect-key.js';
 import { withEffectKey } from './effect-key-of.js';
 import type { EffectCallReport, EffectLogger, EffectOutcome } from './effect-report.js';
 import { consoleEffectLogger } from './effect-report.js';
-import { shareInFlight } from './in-flight.js';
+import { inFlightCalls } from './in-flight.js';
+import { keepLease } from './lease-keeper.js';
+import { describeError, storeFailure } from './store-failure.js';
 
 /** Where and how one effect call runs. Only `store` is required. */
 export interface EffectEnv {
@@ -33,7 +31,10 @@ export interface EffectEnv {
   readonly attempt?: number;
   /** Claim owner token of this attempt. Default: unique per call (a random per-process prefix and a counter). */
   readonly owner?: string;
-  /** Lease on the key while the effect runs, in ms (claim stores only). Renewed every third of it. Default 60 000. */
+  /**
+   * Lease on the key while the effect runs, in ms (claim stores only). Renewed once a third of it has
+   * passed, before half of it is gone. Default 60 000.
+   */
   readonly leaseMs?: number;
   /** How long to wait for another attempt's live claim before failing with `EffectBusyError`, in ms. Default 10 000. */
   readonly busyWaitMs?: number;
@@ -74,20 +75,20 @@ export interface EffectResolution<OUTPUT = unknown> {
   readonly unrecorded?: { readonly key: string; readonly record: EffectRecordInput };
 }
 
-const DEFAULT_LEASE_MS = 60_000;
-const DEFAULT_BUSY_WAIT_MS = 10_000;
-
-// Claim owner tokens only need to be unique: one random prefix per process and a counter, not a UUID per call.
-const OWNER_PREFIX = randomUUID();
-let ownerSeq = 0;
-const nextOwner = (): string => `${OWNER_PREFIX}:${++ownerSeq}`;
-
 /** The effect key of a call: the tool's `effectKey`, checked, or the default key. */
 export async function resolveEffectKey(call: EffectCall): Promise<string> {
+  return effectKeyOfCall(call);
+}
+
+/** {@link resolveEffectKey} without a promise when no hook has to be awaited (the common case). */
+function effectKeyOfCall(call: EffectCall): string | Promise<string> {
   const { tool, toolName, input, ctx, options } = call;
   if (call.key !== undefined) return assertEffectKey(toolName, call.key);
   if (tool.effectKey === undefined) return defaultEffectKey(ctx.run.runId, toolName, input);
-  return assertEffectKey(toolName, await tool.effectKey(input, ctx, options));
+  const custom = tool.effectKey(input, ctx, options);
+  return typeof custom === 'string'
+    ? assertEffectKey(toolName, custom)
+    : Promise.resolve(custom).then((key) => assertEffectKey(toolName, key));
 }
 
 /**
@@ -114,16 +115,24 @@ export async function applyEffect<INPUT, OUTPUT>(
   onChunk?: (chunk: OUTPUT) => void,
 ): Promise<EffectResolution<OUTPUT>> {
   const anyCall = call as unknown as EffectCall;
-  const key = await resolveEffectKey(anyCall);
-  const { value, shared } = await shareInFlight(env.store, key, () =>
-    runProtocol(anyCall, key, env, onChunk as (chunk: unknown) => void),
-  );
-  const resolution = value as EffectResolution<OUTPUT>;
-  if (!shared) return resolution;
-  return {
-    result: resolution.result,
-    report: { ...resolution.report, toolCallId: call.options.toolCallId, outcome: 'recorded' },
-  };
+  const maybeKey = effectKeyOfCall(anyCall);
+  const key = typeof maybeKey === 'string' ? maybeKey : await maybeKey;
+  const calls = inFlightCalls(env.store);
+  const running = calls.get(key);
+  if (running !== undefined) {
+    const resolution = (await running) as EffectResolution<OUTPUT>;
+    return {
+      result: resolution.result,
+      report: { ...resolution.report, toolCallId: call.options.toolCallId, outcome: 'recorded' },
+    };
+  }
+  const applying = runProtocol(anyCall, key, env, onChunk as ((chunk: unknown) => void) | undefined);
+  calls.set(key, applying);
+  try {
+    return (await applying) as EffectResolution<OUTPUT>;
+  } finally {
+    calls.delete(key);
+  }
 }
 
 async function runProtocol(
@@ -133,34 +142,37 @@ async function runProtocol(
   onChunk: ((chunk: unknown) => void) | undefined,
 ): Promise<EffectResolution> {
   const { store } = env;
+  const claims = hasClaims(store) ? store : undefined;
   const logger = env.logger ?? consoleEffectLogger;
   const attempt = env.attempt ?? 1;
-  const report = (outcome: EffectOutcome, recordPending?: boolean): EffectCallReport => ({
-    key,
-    toolName: call.toolName,
-    toolCallId: call.options.toolCallId,
-    outcome,
-    attempts: attempt,
-    ...(recordPending ? { recordPending } : {}),
-  });
 
   if (env.fault) await env.fault('before-store-read', key);
-  const existing = await storeRead(() => store.get(key), key, 'read');
-  if (existing !== undefined) return { result: recordedResult(existing, call, key), report: report('recorded') };
+  let existing: EffectRecord | undefined;
+  try {
+    existing = await store.get(key);
+  } catch (error) {
+    throw storeFailure(error, key, 'read');
+  }
+  if (existing !== undefined) return recorded(existing, call, key, attempt);
 
   // A default key ends in the input fingerprint: reuse it instead of hashing the input a second time.
   const fingerprint =
     call.tool.effectKey === undefined && call.key === undefined ? key.slice(-64) : safeFingerprint(call.input);
-  let token: ClaimToken | undefined;
   let lease: Lease | undefined;
-  if (hasClaims(store)) {
-    const claimed = await claimKey(store, key, call, env, fingerprint);
-    if ('record' in claimed) return { result: recordedResult(claimed.record, call, key), report: report('recorded') };
+  if (claims !== undefined) {
+    const request: ClaimRequest = {
+      owner: env.owner ?? nextOwner(),
+      leaseMs: env.leaseMs ?? DEFAULT_LEASE_MS,
+      toolName: call.toolName,
+      runId: call.ctx.run.runId,
+      attempt,
+      fingerprint,
+    };
+    const claimed = await claimKey(claims, key, request, env.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS, call.ctx.run.signal);
+    if ('record' in claimed) return recorded(claimed.record, call, key, attempt);
     lease = claimed.lease;
-    token = lease.token;
   }
 
-  const leaseMs = env.leaseMs ?? DEFAULT_LEASE_MS;
   const recordInput = (result: unknown, origin: 'executed' | 'reconciled'): EffectRecordInput => ({
     toolName: call.toolName,
     result,
@@ -171,43 +183,45 @@ async function runProtocol(
     ...(result === undefined ? { resultUndefined: true } : {}),
   });
 
-  let outcome: { origin: 'executed' | 'reconciled'; result: unknown };
+  let origin: 'executed' | 'reconciled';
+  let result: unknown;
+  // The lease is renewed from the claim until the effect returns, so a slow alreadyApplied keeps it too.
+  const kept = lease === undefined ? undefined : keepLease(lease, call.ctx.run.signal, logger);
   try {
-    // The lease is renewed from the claim until the record, so a slow alreadyApplied keeps it too.
-    outcome = await withLeaseRenewal(store, lease, leaseMs, call.ctx.run.signal, logger, async () => {
-      if (env.fault) await env.fault('in-already-applied', key);
-      const remote =
-        call.tool.alreadyApplied === undefined ? undefined : await call.tool.alreadyApplied(key, call.input, call.ctx);
-      if (remote !== undefined) return { origin: 'reconciled' as const, result: remote };
-      if (lease !== undefined && hasClaims(store)) await assertStillOwner(store, lease, leaseMs);
+    if (env.fault) await env.fault('in-already-applied', key);
+    const remote =
+      call.tool.alreadyApplied === undefined ? undefined : await call.tool.alreadyApplied(key, call.input, call.ctx);
+    if (remote !== undefined) {
+      origin = 'reconciled';
+      result = remote;
+    } else {
+      if (lease !== undefined) await assertStillOwner(lease);
       call.ctx.run.signal.throwIfAborted();
-      await env.beforeEffect?.(key);
+      if (env.beforeEffect !== undefined) await env.beforeEffect(key);
       if (env.fault) await env.fault('before-effect', key);
-      const executed = await runExecute(call, key, onChunk);
+      origin = 'executed';
+      result = await runExecute(call, key, onChunk);
       if (env.fault) await env.fault('after-effect', key);
-      return { origin: 'executed' as const, result: executed };
-    });
+    }
   } catch (error) {
-    if (token !== undefined && hasClaims(store)) await releaseQuietly(store, token, logger);
+    kept?.stop();
+    if (lease !== undefined) await releaseQuietly(lease, logger);
     throw error;
   }
-  const { origin, result } = outcome;
+  kept?.stop();
   const unserializable = unserializableReason(result);
   if (unserializable !== undefined) {
     // Applied, but neither recordable nor sendable: record the key as done with the error in
     // place of the result, so no retry and no later call applies the effect again.
     const tombstone = recordInput({ [UNSERIALIZABLE_MARK]: unserializable }, origin);
     try {
-      await writeRecord(store, key, token, tombstone);
+      await writeRecord(store, lease, key, tombstone);
     } catch (error) {
       logger.warn(
         `Effect "${key}" was applied, its result is not serialisable, and the key could not be marked done.`,
-        {
-          key,
-          error: describe(error),
-        },
+        { key, error: describeError(error) },
       );
-      if (token !== undefined && hasClaims(store)) await releaseQuietly(store, token, logger);
+      if (lease !== undefined) await releaseQuietly(lease, logger);
     }
     throw new EffectResultNotSerializableError(call.toolName, key, unserializable);
   }
@@ -216,111 +230,51 @@ async function runProtocol(
   const record = recordInput(result, origin);
   try {
     if (env.fault) await env.fault('during-record', key);
-    const winner = await writeRecord(store, key, token, record);
-    return { result: winner === undefined ? result : recordedResult(winner, call, key), report: report(origin) };
+    const winner = await writeRecord(store, lease, key, record);
+    return {
+      result: winner === undefined ? result : recordedResult(winner, call, key),
+      report: reportOf(call, key, origin, attempt),
+    };
   } catch (error) {
     logger.warn(
       `Effect "${key}" was applied but its result could not be recorded; the call succeeds and alreadyApplied guards the next retry.`,
-      { key, error: describe(error) },
+      { key, error: describeError(error) },
     );
     env.onRecordFailed?.(key, record, error);
     // Give the key back at once, so the next call asks alreadyApplied instead of waiting out this lease.
-    if (token !== undefined && hasClaims(store)) await releaseQuietly(store, token, logger);
-    return { result, report: report(origin, true), unrecorded: { key, record } };
+    if (lease !== undefined) await releaseQuietly(lease, logger);
+    return { result, report: reportOf(call, key, origin, attempt, true), unrecorded: { key, record } };
   }
 }
 
-async function claimKey(
-  store: IEffectStore & EffectClaims,
-  key: string,
-  call: EffectCall,
-  env: EffectEnv,
-  fingerprint: string | undefined,
-): Promise<{ lease: Lease } | { record: EffectRecord }> {
-  const busyWaitMs = env.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS;
-  const request = {
-    owner: env.owner ?? nextOwner(),
-    leaseMs: env.leaseMs ?? DEFAULT_LEASE_MS,
-    toolName: call.toolName,
-    runId: call.ctx.run.runId,
-    attempt: env.attempt ?? 1,
-    ...(fingerprint === undefined ? {} : { fingerprint }),
-  };
-  const started = Date.now();
-  for (let pause = 25; ; pause = Math.min(pause * 2, 500)) {
-    const sent = Date.now();
-    const claimed = await storeRead(() => store.claim(key, request), key, 'claim');
-    if (claimed.status === 'acquired') return { lease: { token: claimed.token, since: sent } };
-    if (claimed.status === 'done') return { record: claimed.record };
-    const waited = Date.now() - started;
-    if (waited >= busyWaitMs) throw new EffectBusyError(key, waited);
-    call.ctx.run.signal.throwIfAborted();
-    await sleep(Math.min(pause, claimed.leaseRemainingMs + 1, busyWaitMs - waited));
-  }
-}
-
-/** A held claim and when its lease last started, measured before the request was sent (so never late). */
-interface Lease {
-  readonly token: ClaimToken;
-  since: number;
-}
-
-/**
- * The last check before the effect. Nobody can take a key over before its lease runs out, so a
- * lease younger than half its length needs no round trip; an older one is renewed, and a lost one
- * stops the call before anything is applied.
- */
-async function assertStillOwner(store: IEffectStore & EffectClaims, lease: Lease, leaseMs: number): Promise<void> {
-  if (Date.now() - lease.since < leaseMs / 2) return;
-  const sent = Date.now();
-  const renewed = await storeRead(() => store.renew(lease.token, leaseMs), lease.token.key, 'renew');
-  if (renewed.status === 'lost') throw new EffectClaimLostError(lease.token.key);
-  lease.since = sent;
-}
-
-async function withLeaseRenewal<T>(
-  store: IEffectStore,
-  lease: Lease | undefined,
-  leaseMs: number,
-  signal: AbortSignal,
-  logger: EffectLogger,
-  work: () => Promise<T>,
-): Promise<T> {
-  if (lease === undefined || !hasClaims(store) || leaseMs <= 0) return work();
-  const { token } = lease;
-  const timer = setInterval(
-    () => {
-      // A cancelled or timed-out attempt is dead to the engine: let its lease run out so a retry can take over.
-      if (signal.aborted) return clearInterval(timer);
-      const sent = Date.now();
-      store.renew(token, leaseMs).then(
-        (renewed) => {
-          if (renewed.status === 'ok') lease.since = sent;
-          else logger.warn(`Lost the claim on effect "${token.key}" while applying it.`, { key: token.key });
-        },
-        (error: unknown) =>
-          logger.warn(`Could not renew the claim on effect "${token.key}".`, { error: describe(error) }),
-      );
-    },
-    Math.max(1, Math.floor(leaseMs / 3)),
-  );
-  try {
-    return await work();
-  } finally {
-    clearInterval(timer);
-  }
-}
-
-async function runExecute(
+function reportOf(
   call: EffectCall,
   key: string,
-  onChunk: ((chunk: unknown) => void) | undefined,
-): Promise<unknown> {
+  outcome: EffectOutcome,
+  attempts: number,
+  recordPending?: boolean,
+): EffectCallReport {
+  const report = { key, toolName: call.toolName, toolCallId: call.options.toolCallId, outcome, attempts };
+  return recordPending ? { ...report, recordPending } : report;
+}
+
+function recorded(record: EffectRecord, call: EffectCall, key: string, attempt: number): EffectResolution {
+  return { result: recordedResult(record, call, key), report: reportOf(call, key, 'recorded', attempt) };
+}
+
+/** Calls `execute`; the result is its value, or the last value a streaming `execute` yields. */
+function runExecute(call: EffectCall, key: string, onChunk: ((chunk: unknown) => void) | undefined): unknown {
   // execute sees the very ToolContext the hooks saw, even when the AI SDK handed over a copy it
   // validated against the tool's contextSchema (a zod object strips `run` and the 0.1 guards).
   const options = withEffectKey({ ...call.options, context: call.ctx }, key);
   const produced = call.tool.execute(call.input, options);
-  if (!isAsyncIterable<unknown>(produced)) return await produced;
+  return isAsyncIterable<unknown>(produced) ? lastValue(produced, onChunk) : produced;
+}
+
+async function lastValue(
+  produced: AsyncIterable<unknown>,
+  onChunk: ((chunk: unknown) => void) | undefined,
+): Promise<unknown> {
   let last: unknown;
   for await (const chunk of produced) {
     last = chunk;
@@ -331,12 +285,12 @@ async function runExecute(
 
 async function writeRecord(
   store: IEffectStore,
+  lease: Lease | undefined,
   key: string,
-  token: ClaimToken | undefined,
   record: EffectRecordInput,
 ): Promise<EffectRecord | undefined> {
-  if (token !== undefined && hasClaims(store)) {
-    const completed = await store.complete(token, record);
+  if (lease !== undefined) {
+    const completed = await lease.claims.complete(lease.token, record);
     // Lost without a winner: another attempt took the key over and is still working, but this effect
     // did happen. A first-writer-wins put records it and ends that claim, so the other attempt's
     // check right before its effect fails instead of applying a second one.
@@ -345,32 +299,6 @@ async function writeRecord(
     return completed.record;
   }
   return (await store.put(key, record)) ?? undefined;
-}
-
-async function releaseQuietly(
-  store: IEffectStore & EffectClaims,
-  token: ClaimToken,
-  logger: EffectLogger,
-): Promise<void> {
-  try {
-    await store.release(token);
-  } catch (error) {
-    logger.warn(`Could not release the claim on effect "${token.key}"; it frees itself when its lease expires.`, {
-      error: describe(error),
-    });
-  }
-}
-
-async function storeRead<T>(op: () => Promise<T>, key: string, what: string): Promise<T> {
-  try {
-    return await op();
-  } catch (error) {
-    if (ChamviError.isInstance(error)) throw error;
-    throw new EffectStoreError(
-      `Could not ${what} effect "${key}" in the effect store before applying it, so nothing was applied: ${describe(error)}. Check that the store is reachable; the call can be retried.`,
-      { cause: error },
-    );
-  }
 }
 
 /** Key of the record result that stands for a result that could not be serialised (the effect is done). */
@@ -394,9 +322,9 @@ function unserializableReason(result: unknown): string | undefined {
     try {
       canonicalJson(result);
     } catch (detailed) {
-      return describe(detailed).replace(/^canonicalJson: /, '');
+      return describeError(detailed).replace(/^canonicalJson: /, '');
     }
-    return describe(error);
+    return describeError(error);
   }
 }
 
@@ -414,12 +342,4 @@ export function isAsyncIterable<T>(value: unknown): value is AsyncIterable<T> {
     value !== null &&
     typeof (value as AsyncIterable<T>)[Symbol.asyncIterator] === 'function'
   );
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 }

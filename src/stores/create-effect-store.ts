@@ -2,7 +2,7 @@ import type { PoolConfig } from 'pg';
 import type { EffectClaims, EffectRecord, IEffectStore } from './effect-store.js';
 import { MemoryEffectStore } from './memory-effect-store.js';
 import { PostgresEffectStore } from './postgres-effect-store.js';
-import type { RetentionOptions } from './record-codec.js';
+import type { RetentionOptions } from './retention.js';
 import { SqliteEffectStore } from './sqlite-effect-store.js';
 import { parseStoreSpec } from './store-spec.js';
 

@@ -8,15 +8,29 @@ import type {
   FencedResult,
   IEffectStore,
 } from './effect-store.js';
-import { DEFAULT_RETENTION_MS, toStoredRecord, type RetentionOptions } from './record-codec.js';
+import { DEFAULT_RETENTION_MS, type RetentionOptions } from './retention.js';
 
 interface Entry {
   owner?: string;
   fence: number;
   leaseUntil: number;
-  /** The finished record as JSON text, so reads get fresh copies and JSON semantics match the durable stores. */
-  record?: string;
-  expiresAt?: number;
+  record?: Finished;
+}
+
+/**
+ * A finished record as kept: the result as JSON text, so every read gets a fresh copy and JSON
+ * semantics match the durable stores; the full record (ISO dates, parsed result) is built on read.
+ */
+interface Finished {
+  readonly toolName: string;
+  readonly origin: EffectRecord['origin'];
+  readonly recordedAt: string | number;
+  readonly expiresAt: number;
+  /** `undefined` when `execute` returned `undefined`; `null` when JSON has no text for the result (a function). */
+  readonly resultJson: string | null | undefined;
+  readonly runId: string | undefined;
+  readonly attempt: number | undefined;
+  readonly fingerprint: string | undefined;
 }
 
 /** Options of {@link MemoryEffectStore}. */
@@ -49,8 +63,7 @@ export class MemoryEffectStore implements IEffectStore, EffectClaims {
   put(key: string, record: EffectRecordInput): Promise<EffectRecord> {
     const winner = this.finished(key);
     if (winner !== undefined) return Promise.resolve(winner);
-    const entry = this.entries.get(key);
-    return Promise.resolve(this.finish(key, entry?.fence ?? 0, record));
+    return Promise.resolve(this.finish(key, this.entries.get(key)?.fence ?? 0, record));
   }
 
   claim(key: string, request: ClaimRequest): Promise<ClaimResult> {
@@ -95,7 +108,7 @@ export class MemoryEffectStore implements IEffectStore, EffectClaims {
     let deleted = 0;
     for (const [key, entry] of this.entries) {
       if (deleted >= limit) break;
-      if (entry.record !== undefined && entry.expiresAt !== undefined && entry.expiresAt <= now) {
+      if (entry.record !== undefined && entry.record.expiresAt <= now) {
         this.entries.delete(key);
         deleted++;
       }
@@ -115,18 +128,25 @@ export class MemoryEffectStore implements IEffectStore, EffectClaims {
   }
 
   private finished(key: string): EffectRecord | undefined {
-    const entry = this.entries.get(key);
-    if (entry?.record === undefined) return undefined;
-    if (entry.expiresAt !== undefined && entry.expiresAt <= this.now()) return undefined;
-    return JSON.parse(entry.record) as EffectRecord;
+    const done = this.entries.get(key)?.record;
+    if (done === undefined || done.expiresAt <= this.now()) return undefined;
+    return toRecord(key, done);
   }
 
   private finish(key: string, fence: number, input: EffectRecordInput): EffectRecord {
     const now = this.now();
-    const stored = toStoredRecord(key, input, now, this.retentionMs);
-    const text = JSON.stringify(stored);
-    this.entries.set(key, { fence, leaseUntil: 0, record: text, expiresAt: now + this.retentionMs });
-    return JSON.parse(text) as EffectRecord;
+    const done: Finished = {
+      toolName: input.toolName,
+      origin: input.origin,
+      recordedAt: input.recordedAt ?? now,
+      expiresAt: now + this.retentionMs,
+      resultJson: input.result === undefined ? undefined : (JSON.stringify(input.result) ?? null),
+      runId: input.runId,
+      attempt: input.attempt,
+      fingerprint: input.fingerprint,
+    };
+    this.entries.set(key, { fence, leaseUntil: 0, record: done });
+    return toRecord(key, done);
   }
 
   private owns(token: ClaimToken): boolean {
@@ -140,4 +160,21 @@ export class MemoryEffectStore implements IEffectStore, EffectClaims {
     const record = this.finished(key);
     return record === undefined ? { status: 'lost' } : { status: 'lost', record };
   }
+}
+
+/** The record as every store returns it: fields in a fixed order, ISO dates, a fresh copy of the result. */
+function toRecord(key: string, done: Finished): EffectRecord {
+  const record: Record<string, unknown> = {
+    key,
+    toolName: done.toolName,
+    origin: done.origin,
+    recordedAt: typeof done.recordedAt === 'string' ? done.recordedAt : new Date(done.recordedAt).toISOString(),
+    expiresAt: new Date(done.expiresAt).toISOString(),
+  };
+  if (done.resultJson === undefined) record['resultUndefined'] = true;
+  else if (done.resultJson !== null) record['result'] = JSON.parse(done.resultJson);
+  if (done.runId !== undefined) record['runId'] = done.runId;
+  if (done.attempt !== undefined) record['attempt'] = done.attempt;
+  if (done.fingerprint !== undefined) record['fingerprint'] = done.fingerprint;
+  return record as unknown as EffectRecord;
 }

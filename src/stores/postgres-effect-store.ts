@@ -5,7 +5,7 @@ import { toRecordColumns } from './effect-row.js';
 import { PgConnection, type PgPoolSource } from './postgres-connection.js';
 import { quoteIdentifier } from './postgres-schema.js';
 import { pgStatements, toRecord, type PgRecordRow, type PgStatements } from './postgres-statements.js';
-import { DEFAULT_RETENTION_MS, type RetentionOptions } from './record-codec.js';
+import { DEFAULT_RETENTION_MS, type RetentionOptions } from './retention.js';
 import { HASHED_KEY_PREFIX, prefixUpperBound, storageKey } from './storage-key.js';
 
 /** Options of {@link PostgresEffectStore}. */

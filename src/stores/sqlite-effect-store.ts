@@ -9,7 +9,7 @@ import type {
 } from './effect-store.js';
 import type { FencedResult, IEffectStore } from './effect-store.js';
 import { toRecordColumns, type RecordColumns } from './effect-row.js';
-import { DEFAULT_RETENTION_MS, type RetentionOptions } from './record-codec.js';
+import { DEFAULT_RETENTION_MS, type RetentionOptions } from './retention.js';
 import { SqliteConnection } from './sqlite-connection.js';
 import { checkIdentifier } from './sqlite-schema.js';
 import { toRecord, type SqliteRow, type SqliteStatements } from './sqlite-statements.js';

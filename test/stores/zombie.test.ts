@@ -95,14 +95,16 @@ function world(stall: { inAlreadyApplied?: number; inExecute?: number; after?: (
       return { id, body };
     },
   });
-  const ctx = createToolContext({ runId: 'run-z', agent: 'zombie' });
-  const call = (id: string): EffectCall => ({
-    tool: tool as EffectCall['tool'],
-    toolName: 'comment',
-    input: { body: 'hello' },
-    ctx,
-    options: { toolCallId: id, messages: [], context: ctx },
-  });
+  const call = (id: string, signal?: AbortSignal): EffectCall => {
+    const ctx = createToolContext({ runId: 'run-z', agent: 'zombie', ...(signal ? { signal } : {}) });
+    return {
+      tool: tool as EffectCall['tool'],
+      toolName: 'comment',
+      input: { body: 'hello' },
+      ctx,
+      options: { toolCallId: id, messages: [], context: ctx },
+    };
+  };
   return { call, applied: () => applied, remote };
 }
 
@@ -110,6 +112,46 @@ describe.each(backends)('zombie attempts on the %s store', (_name, open) => {
   const opened: ManagedEffectStore[] = [];
   afterAll(async () => {
     await Promise.all(opened.map((s) => s.close()));
+  });
+
+  it('a live attempt keeps renewing its lease through a slow execute, so the next attempt waits for its record', async () => {
+    const [a, b] = open();
+    opened.push(a, b);
+    const w = world({ inExecute: LEASE * 4 });
+    const first = applyEffect(w.call('a'), { store: handle(a), attempt: 1, owner: 'A', leaseMs: LEASE, logger });
+    await sleep(LEASE * 1.5);
+    const second = await applyEffect(w.call('b'), {
+      store: handle(b),
+      attempt: 2,
+      owner: 'B',
+      leaseMs: 10_000,
+      busyWaitMs: 10_000,
+    });
+    expect((await first).report.outcome).toBe('executed');
+    expect(second.report.outcome).toBe('recorded');
+    expect(second.result).toEqual({ id: 'comment-1', body: 'hello' });
+    expect(w.applied()).toBe(1);
+  });
+
+  it("a cancelled attempt's lease is no longer renewed, so the next attempt takes the key over and reconciles", async () => {
+    const [a, b] = open();
+    opened.push(a, b);
+    const w = world({ inExecute: LEASE * 5 });
+    const cancelled = new AbortController();
+    const first = applyEffect(w.call('a', cancelled.signal), {
+      store: handle(a),
+      attempt: 1,
+      owner: 'A',
+      leaseMs: LEASE,
+      logger,
+    });
+    await sleep(LEASE / 2);
+    cancelled.abort();
+    await sleep(LEASE * 2);
+    const second = await applyEffect(w.call('b'), { store: handle(b), attempt: 2, owner: 'B', leaseMs: 10_000 });
+    expect(second.report.outcome).toBe('reconciled');
+    expect(w.applied()).toBe(1);
+    await first;
   });
 
   it('an attempt that stalls past its lease before the effect learns it lost on renew and does not apply', async () => {
