@@ -50,7 +50,8 @@ export interface EffectEnv {
 }
 
 /**
- * Named points of the protocol, in order, where a crash can be injected: before the store read;
+ * Named points of the protocol, in order, where a crash can be injected: before the store read
+ * (the claim, on stores with claims);
  * in `alreadyApplied` (before it runs); before the effect (`execute`); after the effect, before
  * `execute` returns (the crash window); before the record; during the record (the write fails).
  */
@@ -94,7 +95,8 @@ function effectKeyOfCall(call: EffectCall): string | Promise<string> {
 /**
  * Runs one effect tool call through the protocol:
  *
- * 1. recorded: a finished record for the key is returned; nothing runs;
+ * 1. recorded: a finished record for the key is returned; nothing runs. Stores with claims answer
+ *    this from the claim (2), so a new key costs two store writes and no read;
  * 2. claim (claim stores): a lease on the key; a live lease of another attempt is waited for
  *    (up to `busyWaitMs`), never executed beside;
  * 3. remote: `alreadyApplied(key, input, ctx)`; an answer other than `undefined` is recorded
@@ -147,13 +149,17 @@ async function runProtocol(
   const attempt = env.attempt ?? 1;
 
   if (env.fault) await env.fault('before-store-read', key);
-  let existing: EffectRecord | undefined;
-  try {
-    existing = await store.get(key);
-  } catch (error) {
-    throw storeFailure(error, key, 'read');
+  // A claim store answers "recorded" from the claim itself, so the common path (a new key) takes
+  // one round trip less: claim, complete. Plain stores are read first.
+  if (claims === undefined) {
+    let existing: EffectRecord | undefined;
+    try {
+      existing = await store.get(key);
+    } catch (error) {
+      throw storeFailure(error, key, 'read');
+    }
+    if (existing !== undefined) return recorded(existing, call, key, attempt);
   }
-  if (existing !== undefined) return recorded(existing, call, key, attempt);
 
   // A default key ends in the input fingerprint: reuse it instead of hashing the input a second time.
   const fingerprint =

@@ -8,6 +8,7 @@ import {
   EffectStoreError,
   MemoryEffectStore,
   wrapToolsForRun,
+  type ClaimRequest,
   type ClaimToken,
   type EffectCallReport,
   type EffectRecordInput,
@@ -46,6 +47,10 @@ class TracedStore extends MemoryEffectStore {
     this.trace.push('store.get');
     return super.get(key);
   }
+  override claim(key: string, request: ClaimRequest) {
+    this.trace.push('store.claim');
+    return super.claim(key, request);
+  }
   override complete(token: ClaimToken, record: EffectRecordInput) {
     this.trace.push('store.record');
     return super.complete(token, record);
@@ -63,14 +68,27 @@ function wrapOne(t: unknown, store: IEffectStore = new MemoryEffectStore(), ctx:
 }
 
 describe('effect protocol', () => {
-  it('runs in order: key, recorded?, alreadyApplied, execute, record', async () => {
+  it('runs in order: key, recorded? (answered by the claim), alreadyApplied, execute, record', async () => {
     const trace: string[] = [];
     const { call } = wrapOne(tracedTool(trace, { result: 1 }), new TracedStore(trace));
     await call();
-    expect(trace).toEqual(['effectKey', 'store.get', 'alreadyApplied', 'execute', 'store.record']);
+    expect(trace).toEqual(['effectKey', 'store.claim', 'alreadyApplied', 'execute', 'store.record']);
     trace.length = 0;
     await call();
-    expect(trace).toEqual(['effectKey', 'store.get']);
+    expect(trace).toEqual(['effectKey', 'store.claim']);
+  });
+
+  it('a store without claims is read first, then written once after the effect', async () => {
+    const trace: string[] = [];
+    const store = new PlainStore();
+    const { call } = wrapOne(tracedTool(trace, { result: 1 }), store);
+    await call();
+    expect([store.gets, store.puts]).toEqual([1, 1]);
+    expect(trace).toEqual(['effectKey', 'alreadyApplied', 'execute']);
+    trace.length = 0;
+    await expect(call()).resolves.toBe(1);
+    expect([store.gets, store.puts]).toEqual([2, 1]);
+    expect(trace).toEqual(['effectKey']);
   });
 
   it('alreadyApplied returning null is recorded (origin reconciled) and returned; null is not "not applied"', async () => {

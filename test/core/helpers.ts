@@ -6,6 +6,8 @@ import {
   createToolContext,
   findEffectMarkers,
   MemoryEffectStore,
+  type ClaimRequest,
+  type ClaimResult,
   type ClaimToken,
   type EffectLogger,
   type EffectRecord,
@@ -101,6 +103,15 @@ export class FlakyStore extends MemoryEffectStore {
       return Promise.reject(new Error('store unreachable (read)'));
     }
     return super.get(key);
+  }
+
+  /** A claim reads the key too (it answers "recorded"), so it fails like a read. */
+  override claim(key: string, request: ClaimRequest): Promise<ClaimResult> {
+    if (this.failReads > 0) {
+      this.failReads--;
+      return Promise.reject(new Error('store unreachable (read)'));
+    }
+    return super.claim(key, request);
   }
 
   override put(key: string, record: EffectRecordInput): Promise<EffectRecord> {

@@ -117,16 +117,17 @@ describe('reliability edge cases under Temporal (time-skipping)', () => {
     );
   });
 
-  it('store read fails: the attempt fails closed (nothing executed), the retry applies once', async () => {
+  // A store with claims is read through its claim, which answers "recorded" too.
+  it('store read (the claim) fails: the attempt fails closed (nothing executed), the retry applies once', async () => {
     const r = remote();
     let executedWhileStoreDown = 0;
     const inner = new MemoryEffectStore();
-    const store = new FlakyEffectStore(inner, { failNext: { get: 1 } });
+    const store = new FlakyEffectStore(inner, { failNext: { claim: 1 } });
     const tool = defineEffectTool({
       description: 'x',
       inputSchema: z.object({ id: z.string() }),
       execute: async ({ id }) => {
-        if (store.failures.get === 0) executedWhileStoreDown++;
+        if (store.failures.claim === 0) executedWhileStoreDown++;
         r.applied.push(id);
         return { id };
       },
@@ -138,7 +139,7 @@ describe('reliability edge cases under Temporal (time-skipping)', () => {
       store,
       prompt: 'go',
     });
-    expect(store.failures.get).toBe(1);
+    expect(store.failures.claim).toBe(1);
     expect(executedWhileStoreDown).toBe(0);
     expect(r.count('r')).toBe(1);
     expect(run.effects).toEqual([expect.objectContaining({ outcome: 'executed', attempts: 2 })]);
@@ -151,7 +152,7 @@ describe('reliability edge cases under Temporal (time-skipping)', () => {
 
   it('store down for good: the model is told, nothing is executed', async () => {
     const r = remote();
-    const store = new FlakyEffectStore(new MemoryEffectStore(), { probability: { get: 1 } });
+    const store = new FlakyEffectStore(new MemoryEffectStore(), { probability: { get: 1, claim: 1 } });
     const run = await runAgentUnderTest({
       env,
       workflowBundle: bundle,

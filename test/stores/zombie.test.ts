@@ -71,7 +71,7 @@ const backends: [string, () => [ManagedEffectStore, ManagedEffectStore]][] = [
 ];
 
 /** A remote system with markers, an effect tool on it, and a counter of applications. */
-function world(stall: { inAlreadyApplied?: number; inExecute?: number; after?: () => void }) {
+function world(stall: { inAlreadyApplied?: number; inExecute?: number; after?: () => void; onEffect?: () => void }) {
   const remote = new Map<string, string>();
   let applied = 0;
   let alreadyAppliedCalls = 0;
@@ -91,6 +91,7 @@ function world(stall: { inAlreadyApplied?: number; inExecute?: number; after?: (
       applied++;
       const id = `comment-${applied}`;
       remote.set('run-z:comment:1', id);
+      stall.onEffect?.();
       if (applied === 1 && stall.inExecute) await sleep(stall.inExecute);
       return { id, body };
     },
@@ -136,8 +137,9 @@ describe.each(backends)('zombie attempts on the %s store', (_name, open) => {
   it("a cancelled attempt's lease is no longer renewed, so the next attempt takes the key over and reconciles", async () => {
     const [a, b] = open();
     opened.push(a, b);
-    const w = world({ inExecute: LEASE * 5 });
     const cancelled = new AbortController();
+    // Cancelled once its effect is applied and execute still runs, as a cancellation delivered by heartbeat.
+    const w = world({ inExecute: LEASE * 5, onEffect: () => cancelled.abort() });
     const first = applyEffect(w.call('a', cancelled.signal), {
       store: handle(a),
       attempt: 1,
@@ -145,9 +147,7 @@ describe.each(backends)('zombie attempts on the %s store', (_name, open) => {
       leaseMs: LEASE,
       logger,
     });
-    await sleep(LEASE / 2);
-    cancelled.abort();
-    await sleep(LEASE * 2);
+    await sleep(LEASE * 2.5);
     const second = await applyEffect(w.call('b'), { store: handle(b), attempt: 2, owner: 'B', leaseMs: 10_000 });
     expect(second.report.outcome).toBe('reconciled');
     expect(w.applied()).toBe(1);
