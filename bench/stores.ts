@@ -1,11 +1,16 @@
-// Effect store benchmark: claim+complete and recorded-path get, per store, with 1 and 8
-// concurrent clients; for PostgreSQL also the same statements run bare through `pg`.
+// Effect store benchmark: claim+complete, recorded-path get and a whole effect call (the protocol
+// through applyEffect, a new key each time), per store, with 1 and 8 concurrent clients; for
+// PostgreSQL also the same statements run bare through `pg`.
 // Run: npm run bench:stores   (node --import tsx bench/stores.ts)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { z } from 'zod';
 import {
+  applyEffect,
+  createToolContext,
+  defineEffectTool,
   MemoryEffectStore,
   PostgresEffectStore,
   SqliteEffectStore,
@@ -62,6 +67,37 @@ function claimComplete(store: ManagedEffectStore, prefix: string) {
   };
 }
 
+const benchTool = defineEffectTool({
+  inputSchema: z.object({ i: z.number() }),
+  execute: async ({ i }: { i: number }) => ({ i }),
+});
+
+/** One effect call per operation through the whole protocol: claim, execute, complete. */
+function effectCall(store: ManagedEffectStore, runId: string): Op {
+  const ctx = createToolContext({ runId, agent: 'bench' });
+  return async (i) => {
+    const call = {
+      tool: benchTool,
+      toolName: 'bench',
+      input: { i },
+      ctx,
+      options: { toolCallId: 'c', messages: [], context: ctx },
+    };
+    const { report } = await applyEffect(call, { store });
+    if (report.outcome !== 'executed') throw new Error(`effect call ${i}: ${report.outcome}`);
+  };
+}
+
+/** Effect-call rows of a store, 1 and 8 clients. */
+async function effectCallRows(name: string, store: ManagedEffectStore): Promise<string[]> {
+  const rows: string[] = [];
+  for (const clients of [1, 8])
+    rows.push(
+      row(name, 'effect call (new key)', clients, await measure(OPS.claim, clients, effectCall(store, `ec-${++run}`))),
+    );
+  return rows;
+}
+
 async function storeRows(name: string, store: ManagedEffectStore): Promise<string[]> {
   const rows: string[] = [];
   await measure(200, 8, claimComplete(store, `warm-${++run}`));
@@ -77,7 +113,7 @@ async function storeRows(name: string, store: ManagedEffectStore): Promise<strin
     });
     rows.push(row(name, 'get (recorded)', clients, r));
   }
-  return rows;
+  return [...rows, ...(await effectCallRows(name, store))];
 }
 
 /** The store's own statements and values, through a bare pool: the baseline for the ratio. */
@@ -147,6 +183,7 @@ async function postgresRows(): Promise<string[]> {
   await measure(1000, 8, storeGet());
   await measure(1000, 8, b.get(recorded));
   for (const clients of [1, 8]) await compare('get (recorded)', clients, OPS.get, storeGet, () => b.get(recorded));
+  rows.push(...(await effectCallRows('PostgreSQL', store)));
   await store.close();
   await pool.query(`DROP SCHEMA IF EXISTS "${SCHEMA}" CASCADE`);
   await pool.end();
