@@ -56,11 +56,14 @@ export async function claimKey(
 
 /**
  * The last check before the effect. Nobody can take a key over before its lease runs out, so a
- * lease younger than half its length needs no round trip; an older one is renewed, and a lost one
- * stops the call before anything is applied.
+ * lease younger than half its length needs no round trip (and no promise: `undefined` comes back);
+ * an older one is renewed, and a lost one stops the call before anything is applied.
  */
-export async function assertStillOwner(lease: Lease): Promise<void> {
-  if (Date.now() - lease.since < lease.leaseMs / 2) return;
+export function assertStillOwner(lease: Lease): Promise<void> | undefined {
+  return Date.now() - lease.since < lease.leaseMs / 2 ? undefined : renewBeforeEffect(lease);
+}
+
+async function renewBeforeEffect(lease: Lease): Promise<void> {
   const sent = Date.now();
   let renewed;
   try {

@@ -185,7 +185,7 @@ async function runProtocol(
     origin,
     runId: call.ctx.run.runId,
     attempt,
-    ...(fingerprint === undefined ? {} : { fingerprint }),
+    fingerprint,
     ...(result === undefined ? { resultUndefined: true } : {}),
   });
 
@@ -201,7 +201,8 @@ async function runProtocol(
       origin = 'reconciled';
       result = remote;
     } else {
-      if (lease !== undefined) await assertStillOwner(lease);
+      const renewing = lease === undefined ? undefined : assertStillOwner(lease);
+      if (renewing !== undefined) await renewing;
       call.ctx.run.signal.throwIfAborted();
       if (env.beforeEffect !== undefined) await env.beforeEffect(key);
       if (env.fault) await env.fault('before-effect', key);
