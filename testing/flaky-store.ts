@@ -15,7 +15,7 @@ export type StoreOperation = 'get' | 'put' | 'claim' | 'complete' | 'release' | 
 
 /** What fails: the next N calls of each operation, and/or each call with a probability. */
 export interface FlakyStoreOptions {
-  /** Fail the next N calls of these operations, e.g. `{ get: 1 }`. */
+  /** Fail the next N calls of these operations, e.g. `{ claim: 1 }` (a claim store's read of the key). */
   readonly failNext?: Partial<Record<StoreOperation, number>>;
   /** Fail every call of these operations with this probability (store hiccups in a soak). */
   readonly probability?: Partial<Record<StoreOperation, number>>;
