@@ -6,14 +6,14 @@ class Kept implements KeptLease {
   renewing = false;
 
   constructor(
-    private readonly set: Set<Kept>,
+    private readonly held: Set<Kept>,
     readonly lease: Lease,
     readonly signal: AbortSignal,
     readonly logger: EffectLogger,
   ) {}
 
   stop(): void {
-    this.set.delete(this);
+    this.held.delete(this);
   }
 }
 
@@ -25,7 +25,7 @@ class Kept implements KeptLease {
  * shortest lease held, so every renewal is sent before the lease is half gone. A lease whose
  * attempt was cancelled or timed out (`signal` aborted) is no longer renewed: the engine has given
  * up on that attempt, so its lease runs out and a retry can take the key over. The timer does not
- * keep the process alive and stops when a tick finds nothing to renew.
+ * keep the process alive and stops when a tick finds no lease held.
  */
 class LeaseKeeper {
   private readonly kept = new Set<Kept>();
