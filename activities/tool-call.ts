@@ -1,4 +1,4 @@
-import { isAsyncIterable } from '../src/effects/effect-protocol.js';
+import { isAsyncIterable } from '../src/effects/effect-result.js';
 import { UnknownToolError } from '../src/errors/errors.js';
 import type { ToolCallInput, ToolCallResult } from '../workflows/types.js';
 import { keepHeartbeating, toolCallOptions } from './activity-context.js';

@@ -1,7 +1,6 @@
 import type { ToolExecutionOptions } from 'ai';
 import type { ToolContext } from '../context/tool-context.js';
 import { EffectResultNotSerializableError } from '../errors/errors.js';
-import { canonicalJson } from '../json/canonical-json.js';
 import type { ClaimRequest, EffectRecord, EffectRecordInput, IEffectStore } from '../stores/effect-store.js';
 import { hasClaims } from '../stores/effect-store.js';
 import type { EffectTool } from './define-effect-tool.js';
@@ -15,8 +14,8 @@ import {
   type Lease,
 } from './effect-lease.js';
 import { assertEffectKey, defaultEffectKey, inputFingerprint } from './effect-key.js';
-import { withEffectKey } from './effect-key-of.js';
 import type { EffectCallReport, EffectLogger, EffectOutcome } from './effect-report.js';
+import { recordedResult, runExecute, UNSERIALIZABLE_MARK, unserializableReason } from './effect-result.js';
 import { consoleEffectLogger } from './effect-report.js';
 import { inFlightCalls } from './in-flight.js';
 import { keepLease } from './lease-keeper.js';
@@ -269,27 +268,6 @@ function recorded(record: EffectRecord, call: EffectCall, key: string, attempt: 
   return { result: recordedResult(record, call, key), report: reportOf(call, key, 'recorded', attempt) };
 }
 
-/** Calls `execute`; the result is its value, or the last value a streaming `execute` yields. */
-function runExecute(call: EffectCall, key: string, onChunk: ((chunk: unknown) => void) | undefined): unknown {
-  // execute sees the very ToolContext the hooks saw, even when the AI SDK handed over a copy it
-  // validated against the tool's contextSchema (a zod object strips `run` and the 0.1 guards).
-  const options = withEffectKey({ ...call.options, context: call.ctx }, key);
-  const produced = call.tool.execute(call.input, options);
-  return isAsyncIterable<unknown>(produced) ? lastValue(produced, onChunk) : produced;
-}
-
-async function lastValue(
-  produced: AsyncIterable<unknown>,
-  onChunk: ((chunk: unknown) => void) | undefined,
-): Promise<unknown> {
-  let last: unknown;
-  for await (const chunk of produced) {
-    last = chunk;
-    onChunk?.(chunk);
-  }
-  return last;
-}
-
 async function writeRecord(
   store: IEffectStore,
   lease: Lease | undefined,
@@ -308,45 +286,10 @@ async function writeRecord(
   return (await store.put(key, record)) ?? undefined;
 }
 
-/** Key of the record result that stands for a result that could not be serialised (the effect is done). */
-const UNSERIALIZABLE_MARK = '$chamviUnserializableResult';
-
-/** A recorded result, or the recorded "applied, result not serialisable" error thrown again. */
-function recordedResult(record: EffectRecord, call: EffectCall, key: string): unknown {
-  const result = record.result as Record<string, unknown> | undefined;
-  if (typeof result === 'object' && result !== null && typeof result[UNSERIALIZABLE_MARK] === 'string') {
-    throw new EffectResultNotSerializableError(call.toolName, key, result[UNSERIALIZABLE_MARK]);
-  }
-  return record.result;
-}
-
-/** Why `result` cannot become JSON (a BigInt, a cycle), or `undefined` when it can. */
-function unserializableReason(result: unknown): string | undefined {
-  try {
-    JSON.stringify(result);
-    return undefined;
-  } catch (error) {
-    try {
-      canonicalJson(result);
-    } catch (detailed) {
-      return describeError(detailed).replace(/^canonicalJson: /, '');
-    }
-    return describeError(error);
-  }
-}
-
 function safeFingerprint(input: unknown): string | undefined {
   try {
     return inputFingerprint(input);
   } catch {
     return undefined;
   }
-}
-
-export function isAsyncIterable<T>(value: unknown): value is AsyncIterable<T> {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as AsyncIterable<T>)[Symbol.asyncIterator] === 'function'
-  );
 }

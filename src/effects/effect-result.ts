@@ -1,0 +1,66 @@
+import { EffectResultNotSerializableError } from '../errors/errors.js';
+import { canonicalJson } from '../json/canonical-json.js';
+import type { EffectRecord } from '../stores/effect-store.js';
+import { withEffectKey } from './effect-key-of.js';
+import type { EffectCall } from './effect-protocol.js';
+import { describeError } from './store-failure.js';
+
+// What an effect call produces and what the store gives back: the value of execute (the last one
+// of a stream), the check that it can be recorded, and the mark recorded in place of a result that
+// could not be.
+
+/** Calls `execute`; the result is its value, or the last value a streaming `execute` yields. */
+export function runExecute(call: EffectCall, key: string, onChunk: ((chunk: unknown) => void) | undefined): unknown {
+  // execute sees the very ToolContext the hooks saw, even when the AI SDK handed over a copy it
+  // validated against the tool's contextSchema (a zod object strips `run` and the 0.1 guards).
+  const options = withEffectKey({ ...call.options, context: call.ctx }, key);
+  const produced = call.tool.execute(call.input, options);
+  return isAsyncIterable<unknown>(produced) ? lastValue(produced, onChunk) : produced;
+}
+
+async function lastValue(
+  produced: AsyncIterable<unknown>,
+  onChunk: ((chunk: unknown) => void) | undefined,
+): Promise<unknown> {
+  let last: unknown;
+  for await (const chunk of produced) {
+    last = chunk;
+    onChunk?.(chunk);
+  }
+  return last;
+}
+
+/** Key of the record result that stands for a result that could not be serialised (the effect is done). */
+export const UNSERIALIZABLE_MARK = '$chamviUnserializableResult';
+
+/** A recorded result, or the recorded "applied, result not serialisable" error thrown again. */
+export function recordedResult(record: EffectRecord, call: EffectCall, key: string): unknown {
+  const result = record.result as Record<string, unknown> | undefined;
+  if (typeof result === 'object' && result !== null && typeof result[UNSERIALIZABLE_MARK] === 'string') {
+    throw new EffectResultNotSerializableError(call.toolName, key, result[UNSERIALIZABLE_MARK]);
+  }
+  return record.result;
+}
+
+/** Why `result` cannot become JSON (a BigInt, a cycle), or `undefined` when it can. */
+export function unserializableReason(result: unknown): string | undefined {
+  try {
+    JSON.stringify(result);
+    return undefined;
+  } catch (error) {
+    try {
+      canonicalJson(result);
+    } catch (detailed) {
+      return describeError(detailed).replace(/^canonicalJson: /, '');
+    }
+    return describeError(error);
+  }
+}
+
+export function isAsyncIterable<T>(value: unknown): value is AsyncIterable<T> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as AsyncIterable<T>)[Symbol.asyncIterator] === 'function'
+  );
+}
