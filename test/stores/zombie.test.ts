@@ -118,8 +118,12 @@ describe.each(backends)('zombie attempts on the %s store', (_name, open) => {
   it('a live attempt keeps renewing its lease through a slow execute, so the next attempt waits for its record', async () => {
     const [a, b] = open();
     opened.push(a, b);
-    const w = world({ inExecute: LEASE * 4 });
+    let effectApplied = (): void => undefined;
+    const applying = new Promise<void>((resolve) => (effectApplied = resolve));
+    const w = world({ inExecute: LEASE * 4, onEffect: () => effectApplied() });
     const first = applyEffect(w.call('a'), { store: handle(a), attempt: 1, owner: 'A', leaseMs: LEASE, logger });
+    // Without renewals, A's lease would be gone by the time B claims.
+    await applying;
     await sleep(LEASE * 1.5);
     const second = await applyEffect(w.call('b'), {
       store: handle(b),
@@ -138,8 +142,16 @@ describe.each(backends)('zombie attempts on the %s store', (_name, open) => {
     const [a, b] = open();
     opened.push(a, b);
     const cancelled = new AbortController();
+    let effectApplied = (): void => undefined;
+    const applying = new Promise<void>((resolve) => (effectApplied = resolve));
     // Cancelled once its effect is applied and execute still runs, as a cancellation delivered by heartbeat.
-    const w = world({ inExecute: LEASE * 5, onEffect: () => cancelled.abort() });
+    const w = world({
+      inExecute: LEASE * 5,
+      onEffect: () => {
+        cancelled.abort();
+        effectApplied();
+      },
+    });
     const first = applyEffect(w.call('a', cancelled.signal), {
       store: handle(a),
       attempt: 1,
@@ -147,7 +159,8 @@ describe.each(backends)('zombie attempts on the %s store', (_name, open) => {
       leaseMs: LEASE,
       logger,
     });
-    await sleep(LEASE * 2.5);
+    await applying;
+    await sleep(LEASE * 2);
     const second = await applyEffect(w.call('b'), { store: handle(b), attempt: 2, owner: 'B', leaseMs: 10_000 });
     expect(second.report.outcome).toBe('reconciled');
     expect(w.applied()).toBe(1);
