@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# The project's entry point for a fresh machine (see README.md):
-#   scripts/dev.sh install   Node >= 22, npm packages, Temporal binaries (offline-safe)
-#   scripts/dev.sh test      the whole test suite against real Temporal, PostgreSQL and NATS
+# The project's entry point for a fresh machine (see README.md, "Two commands"); `npm start` and
+# `npm test` run it, so a fresh clone needs nothing else:
+#   scripts/dev.sh start [args]   the main job (`chamvi dev`, the demo): installs what is missing, builds, runs
+#   scripts/dev.sh test [args]    the test suite (jest args pass through: a file, -t <name>) against real
+#                                 Temporal, PostgreSQL and NATS, installing what is missing first
+#   scripts/dev.sh install        Node >= 22, the npm packages (npm ci) and the Temporal binaries
 #   scripts/dev.sh <npm script> [args]   any npm script with the right Node on PATH
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
@@ -14,11 +17,20 @@ case "$cmd" in
     ensure_temporal
     npm ci --no-audit --no-fund
     ;;
+  start)
+    ensure_node
+    ensure_temporal
+    ensure_packages
+    npm run build
+    exec node dist/cli/main.js dev "$@"
+    ;;
   test)
     ensure_node
     ensure_temporal
     ensure_services
-    npm test -- "$@"
+    ensure_packages
+    # Not `npm test`: that script runs this one.
+    exec node --experimental-vm-modules node_modules/jest/bin/jest.js "$@"
     ;;
   *)
     ensure_node

