@@ -11,8 +11,9 @@ export {
   InvalidEffectToolError,
   LegacyContextFieldError,
   ToolNotAllowedError,
+  UnsupportedJsonValueError,
 } from './errors/errors.js';
-export { canonicalJson } from './json/canonical-json.js';
+export { canonicalJson, type CanonicalJsonOptions } from './json/canonical-json.js';
 export { defaultEffectKey, inputFingerprint } from './effects/effect-key.js';
 export { stepIndex, type StepIndexOptions } from './effects/step-index.js';
 export { effectKeyOf } from './effects/effect-key-of.js';

@@ -2,7 +2,11 @@ import { hash } from 'node:crypto';
 import { InvalidEffectKeyError } from '../errors/errors.js';
 import { canonicalJson } from '../json/canonical-json.js';
 
-/** Hex SHA-256 of the canonical JSON of `input`: the input fingerprint kept with each record. */
+/**
+ * Hex SHA-256 of the canonical JSON of `input`: the input fingerprint kept with each record.
+ *
+ * @throws UnsupportedJsonValueError as {@link defaultEffectKey} does.
+ */
 export function inputFingerprint(input: unknown): string {
   // crypto.hash: the one-shot form, about twice as fast as createHash for inputs this small.
   return hash('sha256', canonicalJson(input), 'hex');
@@ -12,10 +16,13 @@ export function inputFingerprint(input: unknown): string {
  * The key an effect tool uses when it defines no `effectKey`:
  * `<runId>:<toolName>:<sha256 hex of canonicalJson(input)>`.
  *
- * The same call with the same input in the same run maps to one key, so it is applied once. The
- * input itself never appears in the key, only its hash.
+ * The same call with the same input in the same run maps to one key, so it is applied once; two
+ * different inputs never share one, because an input canonical JSON cannot write faithfully (`NaN`,
+ * a `Map`, a class instance, an `undefined` array element, ...) throws instead of being hashed in
+ * its lossy JSON form. The input itself never appears in the key, only its hash.
  *
- * @throws TypeError when the input holds a BigInt or a cycle (see {@link canonicalJson}).
+ * @throws UnsupportedJsonValueError (a `TypeError`) naming the path of such a value, of a BigInt or
+ *   of a cycle (see {@link canonicalJson}); give the tool an `effectKey` to key such inputs.
  */
 export function defaultEffectKey(runId: string, toolName: string, input: unknown): string {
   return `${runId}:${toolName}:${inputFingerprint(input)}`;

@@ -49,7 +49,7 @@ export function unserializableReason(result: unknown): string | undefined {
     return undefined;
   } catch (error) {
     try {
-      canonicalJson(result);
+      canonicalJson(result, { faithful: false });
     } catch (detailed) {
       return describeError(detailed).replace(/^canonicalJson: /, '');
     }

@@ -289,3 +289,35 @@ export class ApprovalRequiredError extends ChamviError {
   static override readonly errorName = 'ApprovalRequiredError';
   readonly retryable = false;
 }
+
+/**
+ * A value has no faithful canonical JSON form (see `canonicalJson`): a BigInt, a cycle, or a value
+ * JSON would write lossily (`NaN` as `null`, a `Map` as `{}`, an `undefined` array element as
+ * `null`), so two different inputs would share a default effect key. Thrown before anything is
+ * claimed or executed. Not retryable: the same input fails again.
+ *
+ * A `TypeError` (as the BigInt and cycle errors always were) that also carries this library's
+ * error brand, so `isInstance` recognises it across realms and Temporal activities do not retry it.
+ */
+export class UnsupportedJsonValueError extends TypeError {
+  static readonly errorName = 'UnsupportedJsonValueError';
+  readonly retryable = false;
+  constructor(
+    /** Where the value sits in the input, as `$.a[1].n`. */
+    readonly path: string,
+    /** What the value is (`NaN`, `a Map`, `BigInt`, `cyclic structure`, ...). */
+    readonly valueKind: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = UnsupportedJsonValueError.errorName;
+    // ChamviError's brand: this class cannot extend ChamviError (it must stay a TypeError), but
+    // ChamviError.isInstance and the activities' failure mapping must see it as one of ours.
+    Object.defineProperty(this, Symbol.for('@chamvi/temporal/error'), { value: true, enumerable: false });
+  }
+
+  /** Realm-safe type guard (see `ChamviError.isInstance`). */
+  static isInstance(error: unknown): error is UnsupportedJsonValueError {
+    return ChamviError.isInstance.call(UnsupportedJsonValueError, error);
+  }
+}

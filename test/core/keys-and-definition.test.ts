@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
+import { ApplicationFailure } from '@temporalio/common';
 import { tool } from 'ai';
 import { z } from 'zod';
+import { withFailureMapping } from '../../activities/failures.js';
 import {
   createToolContext,
   defaultEffectKey,
@@ -14,9 +16,10 @@ import {
   isEffectTool,
   MemoryEffectStore,
   stepIndex,
+  UnsupportedJsonValueError,
   wrapToolsForRun,
 } from '../../src/index.js';
-import { callOptions, makeCtx } from './helpers.js';
+import { callOptions, makeCtx, PlainStore } from './helpers.js';
 
 describe('defaultEffectKey', () => {
   it('is <runId>:<toolName>:<sha256 hex of the canonical JSON input>', () => {
@@ -32,6 +35,43 @@ describe('defaultEffectKey', () => {
 
   it('throws the TypeError of canonicalJson for BigInt input', () => {
     expect(() => defaultEffectKey('r', 't', { n: 1n })).toThrow(TypeError);
+  });
+
+  it('NaN and null no longer share a key: a NaN input fails the call before the store or execute is touched', async () => {
+    let executed = 0;
+    const t = defineEffectTool({ inputSchema: z.any(), execute: () => ++executed });
+    const ctx = makeCtx('r');
+    const store = new PlainStore();
+    const w = wrapToolsForRun({ t }, ctx, store);
+    const run = w.t.execute as (i: unknown, o: unknown) => Promise<unknown>;
+    await run({ v: null }, callOptions(ctx));
+    await expect(run({ v: NaN }, callOptions(ctx))).rejects.toThrow(/NaN at \$\.v has no faithful JSON form/);
+    await expect(run({ v: new Map() }, callOptions(ctx))).rejects.toThrow(UnsupportedJsonValueError);
+    expect(executed).toBe(1);
+    expect(store.gets + store.puts).toBe(2); // the null call's read and write only
+  });
+
+  it('an input without a faithful JSON form still works with a custom effectKey (the fix the error names)', async () => {
+    const t = defineEffectTool({
+      inputSchema: z.any(),
+      effectKey: (input: { when: Date }, ctx) => `${ctx.run.runId}:t:${String(input.when.getTime())}`,
+      execute: () => 'done',
+    });
+    const ctx = makeCtx('r');
+    const store = new MemoryEffectStore();
+    const w = wrapToolsForRun({ t }, ctx, store);
+    const run = w.t.execute as (i: unknown, o: unknown) => Promise<unknown>;
+    await expect(run({ when: new Date('invalid') }, callOptions(ctx))).resolves.toBe('done');
+    expect(await store.get('r:t:NaN')).toBeDefined();
+  });
+
+  it('on a Temporal worker the rejection is not retried: the activity failure is non-retryable, typed UnsupportedJsonValueError', async () => {
+    const failure = await withFailureMapping(async () => defaultEffectKey('r', 't', { v: Infinity })).catch(
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    expect((failure as ApplicationFailure).nonRetryable).toBe(true);
+    expect((failure as ApplicationFailure).type).toBe('UnsupportedJsonValueError');
   });
 });
 
