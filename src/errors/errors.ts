@@ -291,6 +291,23 @@ export class ApprovalRequiredError extends ChamviError {
 }
 
 /**
+ * The effect key an effect-call activity was handed differs from the key the tool computes for the
+ * call's input on this worker. The activity never trusts a key it is given (an approval is bound to
+ * its key, so a key reused for another input would apply that input under the first one's
+ * approval): nothing was applied. Not retryable. Workers of one task queue must run the same tool
+ * definitions, and `effectKey` must be a pure function of the input, the context and the call options.
+ */
+export class EffectKeyMismatchError extends ChamviError {
+  static override readonly errorName = 'EffectKeyMismatchError';
+  readonly retryable = false;
+  constructor(toolName: string, given: string, computed: string) {
+    super(
+      `Effect call of tool "${toolName}" came with key "${given}", but this worker computes "${computed}" for its input; nothing was applied. Make sure every worker of the task queue runs the same tool definitions and that effectKey depends only on its arguments.`,
+    );
+  }
+}
+
+/**
  * A value has no faithful canonical JSON form (see `canonicalJson`): a BigInt, a cycle, or a value
  * JSON would write lossily (`NaN` as `null`, a `Map` as `{}`, an `undefined` array element as
  * `null`), so two different inputs would share a default effect key. Thrown before anything is
@@ -319,5 +336,56 @@ export class UnsupportedJsonValueError extends TypeError {
   /** Realm-safe type guard (see `ChamviError.isInstance`). */
   static isInstance(error: unknown): error is UnsupportedJsonValueError {
     return ChamviError.isInstance.call(UnsupportedJsonValueError, error);
+  }
+}
+
+/**
+ * A claim or renewal asked an effect store for a lease it cannot honour: a `leaseMs` that is not
+ * a whole number of milliseconds from 0 to 2^31 - 1 (the longest timer Node can set), or an empty
+ * owner token. Thrown before anything is written. Not retryable: the same request is
+ * refused again; fix the `leaseMs` the caller passes.
+ */
+export class InvalidClaimRequestError extends ChamviError {
+  static override readonly errorName = 'InvalidClaimRequestError';
+  readonly retryable = false;
+}
+
+/**
+ * An effect key (or another text field of a record) holds something the store cannot keep, such as
+ * a NUL character (U+0000), which PostgreSQL text cannot contain. Thrown before anything is written
+ * and before the effect. Not retryable: the same key is refused again; change `effectKey` (or the
+ * run id or tool name it is built from) so it contains no such character.
+ */
+export class EffectKeyNotStorableError extends ChamviError {
+  static override readonly errorName = 'EffectKeyNotStorableError';
+  readonly retryable = false;
+}
+
+/**
+ * An effect store could not be opened at all: its SQLite file (or the folder for it) cannot be
+ * created or opened (permissions, a file where a folder should be, a read-only disk). The message
+ * names the path. Not retryable: retrying the call does not change the file system; fix the path.
+ */
+export class EffectStoreOpenError extends ChamviError {
+  static override readonly errorName = 'EffectStoreOpenError';
+  readonly retryable = false;
+}
+
+/**
+ * An optional package that a feature needs is not installed (for example `pg` for the PostgreSQL
+ * effect store). Not retryable: install the package named in the message.
+ */
+export class MissingPeerDependencyError extends ChamviError {
+  static override readonly errorName = 'MissingPeerDependencyError';
+  readonly retryable = false;
+  constructor(
+    readonly packageName: string,
+    feature: string,
+    options?: ErrorOptions,
+  ) {
+    super(
+      `${feature} needs the package "${packageName}", which is not installed. Run \`npm install ${packageName}\` in your project.`,
+      options,
+    );
   }
 }

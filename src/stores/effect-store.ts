@@ -49,7 +49,12 @@ export interface IEffectStore {
 export interface ClaimRequest {
   /** Unique token of this attempt; fenced operations must present it. */
   readonly owner: string;
-  /** Lease length in milliseconds, measured on the store's clock. 0 is allowed and expires at once. */
+  /**
+   * Lease length in milliseconds, measured on the store's clock: a whole number from 0 (allowed;
+   * expires at once) to `MAX_LEASE_MS`. The stores this library ships refuse anything else (`NaN`,
+   * `Infinity`, a fraction, a negative number) with `InvalidClaimRequestError` before writing,
+   * rather than reading it as "never expires" or "already expired".
+   */
   readonly leaseMs: number;
   readonly toolName: string;
   readonly runId?: string;
@@ -93,6 +98,7 @@ export interface EffectClaims {
   claim(key: string, request: ClaimRequest): Promise<ClaimResult>;
   complete(token: ClaimToken, record: EffectRecordInput): Promise<FencedResult>;
   release(token: ClaimToken): Promise<FencedResult>;
+  /** Extends the lease to `leaseMs` from now; `leaseMs` follows the rules of {@link ClaimRequest.leaseMs}. */
   renew(token: ClaimToken, leaseMs: number): Promise<FencedResult>;
 }
 

@@ -9,6 +9,7 @@ import type {
   IEffectStore,
 } from './effect-store.js';
 import { DEFAULT_RETENTION_MS, type RetentionOptions } from './retention.js';
+import { checkClaimRequest, checkLease, checkPruneLimit, msOption, RETENTION_RANGE } from './store-options.js';
 
 interface Entry {
   owner?: string;
@@ -51,7 +52,13 @@ export class MemoryEffectStore implements IEffectStore, EffectClaims {
 
   constructor(options: MemoryEffectStoreOptions = {}) {
     this.now = options.now ?? Date.now;
-    this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
+    this.retentionMs = msOption(
+      'MemoryEffectStore',
+      'retentionMs',
+      options.retentionMs,
+      DEFAULT_RETENTION_MS,
+      RETENTION_RANGE,
+    );
   }
 
   /** The finished record for `key`, or `undefined` (also when it has expired). */
@@ -67,6 +74,12 @@ export class MemoryEffectStore implements IEffectStore, EffectClaims {
   }
 
   claim(key: string, request: ClaimRequest): Promise<ClaimResult> {
+    let leaseMs: number;
+    try {
+      leaseMs = checkClaimRequest(key, request);
+    } catch (error) {
+      return rejection(error);
+    }
     const now = this.now();
     const done = this.finished(key);
     if (done !== undefined) return Promise.resolve({ status: 'done', record: done });
@@ -76,7 +89,7 @@ export class MemoryEffectStore implements IEffectStore, EffectClaims {
     }
     const takeover = entry?.owner !== undefined && entry.owner !== request.owner;
     const fence = (entry?.fence ?? 0) + 1;
-    this.entries.set(key, { owner: request.owner, fence, leaseUntil: now + Math.max(0, request.leaseMs) });
+    this.entries.set(key, { owner: request.owner, fence, leaseUntil: now + leaseMs });
     return Promise.resolve({ status: 'acquired', token: { key, owner: request.owner, fence }, takeover });
   }
 
@@ -96,14 +109,24 @@ export class MemoryEffectStore implements IEffectStore, EffectClaims {
   }
 
   renew(token: ClaimToken, leaseMs: number): Promise<FencedResult> {
+    try {
+      checkLease(token.key, leaseMs);
+    } catch (error) {
+      return rejection(error);
+    }
     if (!this.owns(token)) return Promise.resolve(this.lost(token.key));
     const entry = this.entries.get(token.key);
-    if (entry !== undefined) entry.leaseUntil = this.now() + Math.max(0, leaseMs);
+    if (entry !== undefined) entry.leaseUntil = this.now() + leaseMs;
     return Promise.resolve({ status: 'ok' });
   }
 
   /** Deletes up to `limit` expired finished records; returns how many it deleted. */
   prune(limit = 1000): Promise<number> {
+    try {
+      checkPruneLimit(limit);
+    } catch (error) {
+      return rejection(error);
+    }
     const now = this.now();
     let deleted = 0;
     for (const [key, entry] of this.entries) {
@@ -177,4 +200,9 @@ function toRecord(key: string, done: Finished): EffectRecord {
   if (done.attempt !== undefined) record['attempt'] = done.attempt;
   if (done.fingerprint !== undefined) record['fingerprint'] = done.fingerprint;
   return record as unknown as EffectRecord;
+}
+
+// The methods answer with promises, never synchronous throws, so a caller's .catch sees every refusal.
+function rejection(error: unknown): Promise<never> {
+  return Promise.reject(error instanceof Error ? error : new Error(String(error)));
 }

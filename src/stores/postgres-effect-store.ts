@@ -7,6 +7,7 @@ import { quoteIdentifier } from './postgres-schema.js';
 import { pgStatements, toRecord, type PgRecordRow, type PgStatements } from './postgres-statements.js';
 import { DEFAULT_RETENTION_MS, type RetentionOptions } from './retention.js';
 import { HASHED_KEY_PREFIX, prefixUpperBound, storageKey } from './storage-key.js';
+import { checkClaimRequest, checkLease, checkPruneLimit, msOption, RETENTION_RANGE } from './store-options.js';
 
 /** Options of {@link PostgresEffectStore}. */
 export interface PostgresEffectStoreOptions extends RetentionOptions, PgPoolSource {
@@ -41,7 +42,13 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims {
     const qualified = `${quoteIdentifier(schema, 'schema name')}.${quoteIdentifier(table, 'table name')}`;
     this.sql = pgStatements(qualified);
     this.conn = new PgConnection(opts, schema, table);
-    this.retentionMs = opts.retentionMs ?? DEFAULT_RETENTION_MS;
+    this.retentionMs = msOption(
+      'PostgresEffectStore',
+      'retentionMs',
+      opts.retentionMs,
+      DEFAULT_RETENTION_MS,
+      RETENTION_RANGE,
+    );
   }
 
   /** The finished record for `key`, or `undefined` (also when it has expired). */
@@ -62,8 +69,9 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims {
   }
 
   async claim(key: string, request: ClaimRequest): Promise<ClaimResult> {
+    const lease = checkClaimRequest(key, request);
     const id = storageKey(key);
-    const values: unknown[] = [id, key, request.owner, Math.max(0, request.leaseMs), request.toolName];
+    const values: unknown[] = [id, key, request.owner, lease, request.toolName];
     values.push(request.runId ?? null, request.attempt ?? null, request.fingerprint ?? null);
     for (let tries = 1; ; tries++) {
       const [acquired] = await this.query<{ fence: string; previous_owner: string | null }>(this.sql.claim, values);
@@ -97,12 +105,13 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims {
   }
 
   async renew(token: ClaimToken, leaseMs: number): Promise<FencedResult> {
-    const rows = await this.query(this.sql.renew, [...tokenValues(token), Math.max(0, leaseMs)]);
+    const rows = await this.query(this.sql.renew, [...tokenValues(token), checkLease(token.key, leaseMs)]);
     return rows.length === 0 ? this.lost(token.key) : { status: 'ok' };
   }
 
   /** Deletes up to `limit` expired finished records (default 1000), in batches of 500; returns how many. */
   async prune(limit = 1000): Promise<number> {
+    checkPruneLimit(limit);
     let deleted = 0;
     while (deleted < limit) {
       const batch = Math.min(PRUNE_BATCH, limit - deleted);

@@ -11,6 +11,14 @@ import type { FencedResult, IEffectStore } from './effect-store.js';
 import { toRecordColumns, type RecordColumns } from './effect-row.js';
 import { DEFAULT_RETENTION_MS, type RetentionOptions } from './retention.js';
 import { SqliteConnection } from './sqlite-connection.js';
+import {
+  checkClaimRequest,
+  checkLease,
+  checkPruneLimit,
+  MAX_TIMEOUT_MS,
+  msOption,
+  RETENTION_RANGE,
+} from './store-options.js';
 import { checkIdentifier } from './sqlite-schema.js';
 import { toRecord, type SqliteRow, type SqliteStatements } from './sqlite-statements.js';
 import { parseStoreSpec } from './store-spec.js';
@@ -51,8 +59,18 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims {
     const spec = opts.path.startsWith('sqlite:') ? parseStoreSpec(opts.path) : undefined;
     this.path = spec?.kind === 'sqlite' ? spec.path : opts.path;
     this.table = checkIdentifier(opts.table ?? 'chamvi_effects', 'table name');
-    this.retentionMs = opts.retentionMs ?? DEFAULT_RETENTION_MS;
-    this.conn = new SqliteConnection(this.path, this.table, opts.busyTimeoutMs ?? 5000);
+    this.retentionMs = msOption(
+      'SqliteEffectStore',
+      'retentionMs',
+      opts.retentionMs,
+      DEFAULT_RETENTION_MS,
+      RETENTION_RANGE,
+    );
+    const busyTimeoutMs = msOption('SqliteEffectStore', 'busyTimeoutMs', opts.busyTimeoutMs, 5000, {
+      min: 0,
+      max: MAX_TIMEOUT_MS,
+    });
+    this.conn = new SqliteConnection(this.path, this.table, busyTimeoutMs);
   }
 
   /** The finished record for `key`, or `undefined` (also when it has expired). */
@@ -70,14 +88,15 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims {
     );
   }
 
-  claim(key: string, request: ClaimRequest): Promise<ClaimResult> {
+  async claim(key: string, request: ClaimRequest): Promise<ClaimResult> {
+    const lease = checkClaimRequest(key, request);
     return this.conn.run((sql) =>
       this.conn.tx((): ClaimResult => {
         const acquired = sql.claim.get({
           id: storageKey(key),
           key,
           owner: request.owner,
-          lease: Math.max(0, request.leaseMs),
+          lease,
           tool: request.toolName,
           run: request.runId ?? null,
           attempt: request.attempt ?? null,
@@ -113,12 +132,14 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims {
     return this.fenced(token, (sql) => sql.release.get(tokenParams(token)));
   }
 
-  renew(token: ClaimToken, leaseMs: number): Promise<FencedResult> {
-    return this.fenced(token, (sql) => sql.renew.get({ ...tokenParams(token), lease: Math.max(0, leaseMs) }));
+  async renew(token: ClaimToken, leaseMs: number): Promise<FencedResult> {
+    const lease = checkLease(token.key, leaseMs);
+    return this.fenced(token, (sql) => sql.renew.get({ ...tokenParams(token), lease }));
   }
 
   /** Deletes up to `limit` expired finished records (default 1000), in batches of 500; returns how many. */
   async prune(limit = 1000): Promise<number> {
+    checkPruneLimit(limit);
     let deleted = 0;
     while (deleted < limit) {
       const batch = Math.min(PRUNE_BATCH, limit - deleted);

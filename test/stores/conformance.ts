@@ -1,10 +1,19 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import type { ClaimRequest, ClaimToken, EffectRecordInput, ManagedEffectStore } from '../../src/index.js';
+import {
+  InvalidClaimRequestError,
+  InvalidEffectStoreSpecError,
+  MAX_LEASE_MS,
+  MAX_RETENTION_MS,
+  type ClaimRequest,
+  type ClaimToken,
+  type EffectRecordInput,
+  type ManagedEffectStore,
+} from '../../src/index.js';
 
 /** How the conformance suite gets stores and lets time pass for one store implementation. */
 export interface StoreHarness {
   readonly name: string;
-  /** A fresh, empty store. `retentionMs` sets its record retention. */
+  /** A fresh, empty store. `retentionMs` sets its record retention (passed on as given, even when invalid). */
   create(options?: { retentionMs?: number }): Promise<ManagedEffectStore>;
   /** Another handle (connection, process-local instance) on the same data as `store`, same retention. */
   sibling(store: ManagedEffectStore): Promise<ManagedEffectStore>;
@@ -15,6 +24,8 @@ export interface StoreHarness {
 }
 
 const LEASE = 60_000;
+/** Lease and retention values no store may accept: each would mean "never expires" or "already expired" somewhere. */
+const BAD_MS: readonly unknown[] = [NaN, Infinity, -Infinity, -1, 1.5, '100', null];
 /** Lease short enough to wait out in a test on a real clock, ms. */
 const SHORT = 40;
 
@@ -208,14 +219,74 @@ export function effectStoreConformance(harness: StoreHarness): void {
     });
 
     it('expiry is checked at read: an expired record reads as absent and its key can be claimed again', async () => {
-      const store = await fresh({ retentionMs: SHORT });
+      // Long enough that the first read cannot come after the expiry on a loaded machine.
+      const store = await fresh({ retentionMs: 400 });
       await store.put('k', input('old'));
       expect((await store.get('k'))?.result).toBe('old');
-      await harness.advance(SHORT * 2);
+      await harness.advance(600);
       expect(await store.get('k')).toBeUndefined();
       expect(await store.list('')).toEqual([]);
       expect((await store.claim('k', request('B'))).status).toBe('acquired');
       expect((await store.put('k', input('new'))).result).toBe('new');
+    });
+
+    it.each([...BAD_MS, 0, MAX_RETENTION_MS + 1])(
+      'a retentionMs of %p is refused when the store is created, naming the option and the range',
+      async (retentionMs) => {
+        const creating = harness.create({ retentionMs: retentionMs as number });
+        await expect(creating).rejects.toThrow(InvalidEffectStoreSpecError);
+        await expect(harness.create({ retentionMs: retentionMs as number })).rejects.toThrow(
+          /retentionMs is .*; use a whole number of milliseconds from 1 to 3155760000000/,
+        );
+      },
+    );
+
+    it.each([...BAD_MS, undefined, MAX_LEASE_MS + 1])(
+      'a claim asking for leaseMs %p is refused before anything is written',
+      async (leaseMs) => {
+        const store = await fresh();
+        const bad = store.claim('k', { ...request('A'), leaseMs: leaseMs as number });
+        await expect(bad).rejects.toThrow(InvalidClaimRequestError);
+        await expect(store.claim('k', { ...request('A'), leaseMs: leaseMs as number })).rejects.toThrow(
+          /asked for leaseMs .*; use a whole number of milliseconds from 0 to 2147483647\. Nothing was written\./,
+        );
+        // Nothing was written: another owner gets the key as a fresh claim, not as a takeover.
+        const fresher = await store.claim('k', request('B'));
+        expect(fresher).toMatchObject({ status: 'acquired', takeover: false, token: { fence: 1 } });
+      },
+    );
+
+    it.each([...BAD_MS, MAX_LEASE_MS + 1])(
+      'a renewal asking for leaseMs %p is refused and leaves the live lease as it was',
+      async (leaseMs) => {
+        const store = await fresh();
+        const token = await acquire(store, 'k', 'A');
+        await expect(store.renew(token, leaseMs as number)).rejects.toThrow(InvalidClaimRequestError);
+        const other = await store.claim('k', request('B'));
+        expect(other).toMatchObject({ status: 'busy', owner: 'A' });
+        if (other.status === 'busy') expect(other.leaseRemainingMs).toBeGreaterThan(LEASE - 10_000);
+      },
+    );
+
+    it('a claim without an owner token is refused before anything is written', async () => {
+      const store = await fresh();
+      await expect(store.claim('k', { ...request('A'), owner: '' })).rejects.toThrow(
+        /owner token must be a non-empty string/,
+      );
+      expect(await store.claim('k', request('B'))).toMatchObject({ status: 'acquired', takeover: false });
+    });
+
+    it('the longest lease is accepted', async () => {
+      const store = await fresh();
+      const token = await acquire(store, 'k', 'A', MAX_LEASE_MS);
+      expect(await store.renew(token, MAX_LEASE_MS)).toEqual({ status: 'ok' });
+      const other = await store.claim('k', request('B'));
+      expect(other).toMatchObject({ status: 'busy', owner: 'A' });
+    });
+
+    it.each([NaN, -1, 1.5, '10'])('prune(%p) is refused', async (limit) => {
+      const store = await fresh();
+      await expect(store.prune(limit as number)).rejects.toThrow(InvalidEffectStoreSpecError);
     });
 
     it('prune deletes only expired finished records, in bounded batches', async () => {
