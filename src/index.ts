@@ -72,7 +72,15 @@ export {
   IdempotentRequestError,
   RemoteRefContendedError,
 } from './errors/errors.js';
-export { EffectStoreSchemaError, InvalidEffectStoreSpecError } from './errors/errors.js';
+export {
+  EffectKeyNotStorableError,
+  EffectStoreOpenError,
+  EffectStoreSchemaError,
+  InvalidClaimRequestError,
+  InvalidEffectStoreSpecError,
+  MissingPeerDependencyError,
+} from './errors/errors.js';
+export { MAX_LEASE_MS, MAX_RETENTION_MS, MAX_TIMEOUT_MS } from './stores/store-options.js';
 export { SqliteEffectStore, type SqliteEffectStoreOptions } from './stores/sqlite-effect-store.js';
 export { PostgresEffectStore, type PostgresEffectStoreOptions } from './stores/postgres-effect-store.js';
 export { DEFAULT_PG_CONNECT_TIMEOUT_MS, type PgPoolSource } from './stores/postgres-connection.js';
