@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { isEffectTool } from '../src/effects/define-effect-tool.js';
-import { applyEffect, type FaultPoint } from '../src/effects/effect-protocol.js';
-import { EffectResultTooLargeError, InvalidEffectToolError } from '../src/errors/errors.js';
+import { applyEffect, resolveEffectKey, type EffectCall, type FaultPoint } from '../src/effects/effect-protocol.js';
+import { EffectKeyMismatchError, EffectResultTooLargeError, InvalidEffectToolError } from '../src/errors/errors.js';
 import type { IEffectStore } from '../src/stores/effect-store.js';
 import type { ToolCallInput, ToolCallResult } from '../workflows/types.js';
 import { activityLogger, keepHeartbeating, toolCallOptions } from './activity-context.js';
@@ -20,6 +20,11 @@ export interface EffectCallHooks {
     key: string,
     call: { readonly input: ToolCallInput; readonly attempt: number },
   ) => Promise<void> | void;
+  /**
+   * How long an effect key stays claimed after the attempt was cancelled or timed out while its
+   * `execute` still runs, in ms. Default 120 000 (see `EffectEnv.abortGraceMs`).
+   */
+  readonly abortGraceMs?: number;
 }
 
 /** Temporal's default payload size limit (the server's `limit.blobSize.error`, 2 MiB): a larger tool result is refused. */
@@ -56,17 +61,22 @@ export function createEffectCallActivity(registry: AgentRegistry, store: IEffect
       }
       const info = Context.current().info;
       const leaseMs = leaseFor(info.heartbeatTimeoutMs, info.startToCloseTimeoutMs);
+      const call: EffectCall = {
+        tool,
+        toolName: input.toolName,
+        input: input.input,
+        ctx,
+        options: toolCallOptions(input.toolCallId, input.messages, ctx),
+      };
+      // The key the workflow planned is checked, never trusted: approvals are bound to it, so an
+      // activity input pairing one call's key with another input must not run under that approval.
+      const key = await resolveEffectKey(call);
+      if (input.key !== undefined && input.key !== key)
+        throw new EffectKeyMismatchError(input.toolName, input.key, key);
       const stop = keepHeartbeating();
       try {
         const resolved = await applyEffect(
-          {
-            tool,
-            toolName: input.toolName,
-            input: input.input,
-            ctx,
-            options: toolCallOptions(input.toolCallId, input.messages, ctx),
-            ...(input.key !== undefined ? { key: input.key } : {}),
-          },
+          { ...call, key },
           {
             store,
             logger: activityLogger(),
@@ -74,6 +84,7 @@ export function createEffectCallActivity(registry: AgentRegistry, store: IEffect
             owner: `${info.workflowExecution?.workflowId ?? 'standalone'}/${info.activityId}#${info.attempt}/${randomUUID()}`,
             leaseMs,
             busyWaitMs: Math.min(leaseMs, 10_000),
+            ...(hooks.abortGraceMs !== undefined ? { abortGraceMs: hooks.abortGraceMs } : {}),
             ...(hooks.fault !== undefined
               ? {
                   fault: (point: FaultPoint, key: string) =>

@@ -1,8 +1,15 @@
 const EFFECT_KEY = Symbol.for('@chamvi/temporal/effect-key');
+const EFFECT_FENCE = Symbol.for('@chamvi/temporal/effect-fence');
 
-/** The call options handed to an effect tool's `execute`, with the call's effect key attached (non-enumerable). */
-export function withEffectKey<T extends object>(options: T, key: string): T {
-  return Object.defineProperty({ ...options }, EFFECT_KEY, { value: key, enumerable: false });
+/**
+ * The call options handed to an effect tool's `execute`, with the call's effect key and, on stores
+ * with claims, the claim's fence number attached (non-enumerable).
+ */
+export function withEffectCall<T extends object>(options: T, key: string, fence: number | undefined): T {
+  const attached = Object.defineProperty({ ...options }, EFFECT_KEY, { value: key, enumerable: false });
+  return fence === undefined
+    ? attached
+    : Object.defineProperty(attached, EFFECT_FENCE, { value: fence, enumerable: false });
 }
 
 /**
@@ -26,4 +33,20 @@ export function effectKeyOf(options: object): string {
     );
   }
   return key;
+}
+
+/**
+ * The fence number of the claim under which this `execute` runs: it grows every time another
+ * attempt takes the key over, so a remote that remembers the highest fence it has seen per key can
+ * refuse a write from an older attempt (a process that was paused past its lease, a "zombie"). It is
+ * the one tool that closes the window no store can: between the protocol's last ownership check and
+ * the remote write. Pass it where the remote offers a conditional write (a compare-and-swap, a
+ * version or precondition header, a `WHERE fence < $1` update).
+ *
+ * `undefined` when the store has no claims (a plain `IEffectStore`) or the options did not come
+ * through the effect protocol.
+ */
+export function effectFenceOf(options: object): number | undefined {
+  const fence = (options as { [EFFECT_FENCE]?: unknown })[EFFECT_FENCE];
+  return typeof fence === 'number' ? fence : undefined;
 }

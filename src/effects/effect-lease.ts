@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { EffectBusyError, EffectClaimLostError } from '../errors/errors.js';
-import type { ClaimRequest, ClaimToken, EffectClaims, EffectRecord } from '../stores/effect-store.js';
+import type { ClaimRequest, ClaimToken, EffectClaims, EffectRecord, IEffectStore } from '../stores/effect-store.js';
 import type { EffectLogger } from './effect-report.js';
 import { describeError, storeFailure } from './store-failure.js';
 
@@ -15,12 +16,23 @@ let ownerSeq = 0;
 /** A claim owner token unique to this call. */
 export const nextOwner = (): string => `${OWNER_PREFIX}:${++ownerSeq}`;
 
-/** A held claim: its token, its length, and when it last started (measured before the request was sent, so never late). */
+/**
+ * Milliseconds on this process's monotonic clock. Lease ages are measured on it, never on the wall
+ * clock: a wall clock stepped back would make a lost lease look young.
+ */
+export const monotonicNow = (): number => performance.now();
+
+/**
+ * A held claim: its token, its length, and when it last started on the monotonic clock (measured
+ * before the request was sent, so never late). `lost` is set once a renewal learned that another
+ * attempt owns the key (or the claim was given up); from then on nothing may be applied under it.
+ */
 export interface Lease {
-  readonly claims: EffectClaims;
+  readonly store: IEffectStore & EffectClaims;
   readonly token: ClaimToken;
   readonly leaseMs: number;
   since: number;
+  lost: boolean;
 }
 
 /**
@@ -29,25 +41,25 @@ export interface Lease {
  * A finished key answers with its record instead.
  */
 export async function claimKey(
-  claims: EffectClaims,
+  store: IEffectStore & EffectClaims,
   key: string,
   request: ClaimRequest,
   busyWaitMs: number,
   signal: AbortSignal,
 ): Promise<{ lease: Lease } | { record: EffectRecord }> {
-  const started = Date.now();
+  const started = monotonicNow();
   for (let pause = 25; ; pause = Math.min(pause * 2, 500)) {
-    const sent = Date.now();
+    const sent = monotonicNow();
     let claimed;
     try {
-      claimed = await claims.claim(key, request);
+      claimed = await store.claim(key, request);
     } catch (error) {
       throw storeFailure(error, key, 'claim');
     }
     if (claimed.status === 'acquired')
-      return { lease: { claims, token: claimed.token, leaseMs: request.leaseMs, since: sent } };
+      return { lease: { store, token: claimed.token, leaseMs: request.leaseMs, since: sent, lost: false } };
     if (claimed.status === 'done') return { record: claimed.record };
-    const waited = Date.now() - started;
+    const waited = Math.round(monotonicNow() - started);
     if (waited >= busyWaitMs) throw new EffectBusyError(key, waited);
     signal.throwIfAborted();
     await sleep(Math.min(pause, claimed.leaseRemainingMs + 1, busyWaitMs - waited));
@@ -55,30 +67,51 @@ export async function claimKey(
 }
 
 /**
- * The last check before the effect. Nobody can take a key over before its lease runs out, so a
- * lease younger than half its length needs no round trip (and no promise: `undefined` comes back);
- * an older one is renewed, and a lost one stops the call before anything is applied.
+ * The last check before the effect, one store round trip:
+ * - a lease the keeper already saw lost stops the call ({@link EffectClaimLostError});
+ * - a lease younger than half its length cannot have been taken over (the store only hands an
+ *   expired lease to another attempt), but it can have been ended by a late attempt's
+ *   first-writer-wins `put` of the same effect: a read finds that record, which is returned
+ *   instead of applying the effect again;
+ * - an older lease is renewed; a lost one stops the call before anything is applied.
+ *
+ * Between this check and the remote write the call is not protected by the store any more: a
+ * process paused there past its lease can still apply late (see the README's guarantees).
  */
-export function assertStillOwner(lease: Lease): Promise<void> | undefined {
-  return Date.now() - lease.since < lease.leaseMs / 2 ? undefined : renewBeforeEffect(lease);
-}
-
-async function renewBeforeEffect(lease: Lease): Promise<void> {
-  const sent = Date.now();
+export async function assertStillOwner(lease: Lease): Promise<EffectRecord | undefined> {
+  if (lease.lost) throw new EffectClaimLostError(lease.token.key);
+  if (monotonicNow() - lease.since < lease.leaseMs / 2) {
+    let record: EffectRecord | undefined;
+    try {
+      record = await lease.store.get(lease.token.key);
+    } catch (error) {
+      throw storeFailure(error, lease.token.key, 'read');
+    }
+    if (record !== undefined) lease.lost = true;
+    return record;
+  }
+  const sent = monotonicNow();
   let renewed;
   try {
-    renewed = await lease.claims.renew(lease.token, lease.leaseMs);
+    renewed = await lease.store.renew(lease.token, lease.leaseMs);
   } catch (error) {
     throw storeFailure(error, lease.token.key, 'renew');
   }
-  if (renewed.status === 'lost') throw new EffectClaimLostError(lease.token.key);
+  if (renewed.status === 'lost') {
+    lease.lost = true;
+    if (renewed.record !== undefined) return renewed.record;
+    throw new EffectClaimLostError(lease.token.key);
+  }
   lease.since = sent;
+  return undefined;
 }
 
 /** Gives the key back after a failed attempt; a failure is logged (the lease then runs out by itself). */
 export async function releaseQuietly(lease: Lease, logger: EffectLogger): Promise<void> {
+  if (lease.lost) return;
+  lease.lost = true;
   try {
-    await lease.claims.release(lease.token);
+    await lease.store.release(lease.token);
   } catch (error) {
     logger.warn(`Could not release the claim on effect "${lease.token.key}"; it frees itself when its lease expires.`, {
       error: describeError(error),

@@ -13,12 +13,13 @@ import {
   releaseQuietly,
   type Lease,
 } from './effect-lease.js';
+import { awaitSharedCall } from './shared-call.js';
 import { assertEffectKey, defaultEffectKey, inputFingerprint } from './effect-key.js';
 import type { EffectCallReport, EffectLogger, EffectOutcome } from './effect-report.js';
 import { recordedResult, runExecute, UNSERIALIZABLE_MARK, unserializableReason } from './effect-result.js';
 import { consoleEffectLogger } from './effect-report.js';
 import { inFlightCalls } from './in-flight.js';
-import { keepLease } from './lease-keeper.js';
+import { DEFAULT_ABORT_GRACE_MS, keepLease } from './lease-keeper.js';
 import { describeError, storeFailure } from './store-failure.js';
 
 /** Where and how one effect call runs. Only `store` is required. */
@@ -35,8 +36,17 @@ export interface EffectEnv {
    * passed, before half of it is gone. Default 60 000.
    */
   readonly leaseMs?: number;
-  /** How long to wait for another attempt's live claim before failing with `EffectBusyError`, in ms. Default 10 000. */
+  /**
+   * How long to wait for another attempt's live claim, or for an identical call in flight in this
+   * process, before failing with `EffectBusyError` (retryable), in ms. Default 10 000.
+   */
   readonly busyWaitMs?: number;
+  /**
+   * How long the claim stays held after the call's signal aborted while `execute` is still running,
+   * in ms. Default 120 000 ({@link DEFAULT_ABORT_GRACE_MS}). Until then a retry elsewhere waits and
+   * finds the record; past it the claim is released with a warning and a retry may apply again.
+   */
+  readonly abortGraceMs?: number;
   /** Called right before `execute`, after the claim was renewed and the signal checked; throwing stops the call. */
   readonly beforeEffect?: (key: string) => Promise<void> | void;
   /** Called when the result could not be recorded after the effect (the call still succeeds). */
@@ -121,10 +131,20 @@ export async function applyEffect<INPUT, OUTPUT>(
   const calls = inFlightCalls(env.store);
   const running = calls.get(key);
   if (running !== undefined) {
-    const resolution = (await running) as EffectResolution<OUTPUT>;
+    const resolution = (await awaitSharedCall(
+      running,
+      key,
+      env.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS,
+      call.ctx.run.signal,
+    )) as EffectResolution<OUTPUT>;
     return {
       result: resolution.result,
-      report: { ...resolution.report, toolCallId: call.options.toolCallId, outcome: 'recorded' },
+      report: {
+        ...resolution.report,
+        toolCallId: call.options.toolCallId,
+        outcome: 'recorded',
+        attempts: env.attempt ?? 1,
+      },
     };
   }
   const applying = runProtocol(anyCall, key, env, onChunk as ((chunk: unknown) => void) | undefined);
@@ -188,10 +208,14 @@ async function runProtocol(
     ...(result === undefined ? { resultUndefined: true } : {}),
   });
 
-  let origin: 'executed' | 'reconciled';
+  let origin: 'executed' | 'reconciled' = 'executed';
   let result: unknown;
   // The lease is renewed from the claim until the effect returns, so a slow alreadyApplied keeps it too.
-  const kept = lease === undefined ? undefined : keepLease(lease, call.ctx.run.signal, logger);
+  const kept =
+    lease === undefined
+      ? undefined
+      : keepLease(lease, call.ctx.run.signal, env.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS, logger);
+  let finishedElsewhere: EffectRecord | undefined;
   try {
     if (env.fault) await env.fault('in-already-applied', key);
     const remote =
@@ -200,14 +224,15 @@ async function runProtocol(
       origin = 'reconciled';
       result = remote;
     } else {
-      const renewing = lease === undefined ? undefined : assertStillOwner(lease);
-      if (renewing !== undefined) await renewing;
-      call.ctx.run.signal.throwIfAborted();
-      if (env.beforeEffect !== undefined) await env.beforeEffect(key);
-      if (env.fault) await env.fault('before-effect', key);
-      origin = 'executed';
-      result = await runExecute(call, key, onChunk);
-      if (env.fault) await env.fault('after-effect', key);
+      if (lease !== undefined) finishedElsewhere = await assertStillOwner(lease);
+      if (finishedElsewhere === undefined) {
+        call.ctx.run.signal.throwIfAborted();
+        if (env.beforeEffect !== undefined) await env.beforeEffect(key);
+        if (env.fault) await env.fault('before-effect', key);
+        origin = 'executed';
+        result = await runExecute(call, key, lease?.token.fence, onChunk);
+        if (env.fault) await env.fault('after-effect', key);
+      }
     }
   } catch (error) {
     kept?.stop();
@@ -215,6 +240,8 @@ async function runProtocol(
     throw error;
   }
   kept?.stop();
+  // A late attempt of the same effect recorded it while this one checked remotely: its record is the answer.
+  if (finishedElsewhere !== undefined) return recorded(finishedElsewhere, call, key, attempt);
   const unserializable = unserializableReason(result);
   if (unserializable !== undefined) {
     // Applied, but neither recordable nor sendable: record the key as done with the error in
@@ -275,7 +302,7 @@ async function writeRecord(
   record: EffectRecordInput,
 ): Promise<EffectRecord | undefined> {
   if (lease !== undefined) {
-    const completed = await lease.claims.complete(lease.token, record);
+    const completed = await lease.store.complete(lease.token, record);
     // Lost without a winner: another attempt took the key over and is still working, but this effect
     // did happen. A first-writer-wins put records it and ends that claim, so the other attempt's
     // check right before its effect fails instead of applying a second one.

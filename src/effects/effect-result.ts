@@ -1,7 +1,7 @@
 import { EffectResultNotSerializableError } from '../errors/errors.js';
 import { canonicalJson } from '../json/canonical-json.js';
 import type { EffectRecord } from '../stores/effect-store.js';
-import { withEffectKey } from './effect-key-of.js';
+import { withEffectCall } from './effect-key-of.js';
 import type { EffectCall } from './effect-protocol.js';
 import { describeError } from './store-failure.js';
 
@@ -10,10 +10,15 @@ import { describeError } from './store-failure.js';
 // could not be.
 
 /** Calls `execute`; the result is its value, or the last value a streaming `execute` yields. */
-export function runExecute(call: EffectCall, key: string, onChunk: ((chunk: unknown) => void) | undefined): unknown {
+export function runExecute(
+  call: EffectCall,
+  key: string,
+  fence: number | undefined,
+  onChunk: ((chunk: unknown) => void) | undefined,
+): unknown {
   // execute sees the very ToolContext the hooks saw, even when the AI SDK handed over a copy it
   // validated against the tool's contextSchema (a zod object strips `run` and the 0.1 guards).
-  const options = withEffectKey({ ...call.options, context: call.ctx }, key);
+  const options = withEffectCall({ ...call.options, context: call.ctx }, key, fence);
   const produced = call.tool.execute(call.input, options);
   return isAsyncIterable<unknown>(produced) ? lastValue(produced, onChunk) : produced;
 }

@@ -1,14 +1,23 @@
-import type { Lease } from './effect-lease.js';
+import { monotonicNow, type Lease } from './effect-lease.js';
 import type { EffectLogger } from './effect-report.js';
 import { describeError } from './store-failure.js';
 
+/**
+ * Default time a claim stays held after the attempt's signal aborted (cancellation, a timeout)
+ * while its `execute` is still running in this process, in ms: 2 minutes. Past it the claim is
+ * released with a warning, so a hung `execute` cannot block its key forever.
+ */
+export const DEFAULT_ABORT_GRACE_MS = 120_000;
+
 class Kept implements KeptLease {
   renewing = false;
+  abortedAt: number | undefined;
 
   constructor(
     private readonly held: Set<Kept>,
     readonly lease: Lease,
     readonly signal: AbortSignal,
+    readonly abortGraceMs: number,
     readonly logger: EffectLogger,
   ) {}
 
@@ -21,19 +30,23 @@ class Kept implements KeptLease {
  * Keeps the leases of this process's running effect calls alive with one timer for all of them,
  * instead of a timer per call (a call that finishes in microseconds never touches a timer).
  *
- * A lease is renewed once it is a third of its length old; the timer ticks every sixth of the
- * shortest lease held, so every renewal is sent before the lease is half gone. A lease whose
- * attempt was cancelled or timed out (`signal` aborted) is no longer renewed: the engine has given
- * up on that attempt, so its lease runs out and a retry can take the key over. The timer does not
- * keep the process alive and stops when a tick finds no lease held.
+ * A lease is renewed once it is a third of its length old (on the monotonic clock); the timer
+ * ticks every sixth of the shortest lease held, so every renewal is sent before the lease is half
+ * gone. A lease is kept as long as its call runs in this live process, even after the attempt's
+ * signal aborted (a cancel, a start-to-close timeout): an `execute` that ignores its signal may
+ * still apply the effect, so a retry elsewhere must keep waiting for its record instead of
+ * applying it beside. Only `abortGraceMs` after the abort is the claim released, with a warning
+ * that a duplicate is now possible. A renewal answered `lost` marks the lease lost, which stops the
+ * call at its last check before the effect. The timer does not keep the process alive and stops
+ * when a tick finds no lease held.
  */
 class LeaseKeeper {
   private readonly kept = new Set<Kept>();
   private timer: ReturnType<typeof setInterval> | undefined;
   private periodMs = 0;
 
-  keep(lease: Lease, signal: AbortSignal, logger: EffectLogger): KeptLease {
-    const kept = new Kept(this.kept, lease, signal, logger);
+  keep(lease: Lease, signal: AbortSignal, abortGraceMs: number, logger: EffectLogger): KeptLease {
+    const kept = new Kept(this.kept, lease, signal, abortGraceMs, logger);
     this.kept.add(kept);
     const period = periodFor(lease.leaseMs);
     if (this.timer === undefined || period < this.periodMs) this.start(period);
@@ -53,12 +66,15 @@ class LeaseKeeper {
       this.timer = undefined;
       return;
     }
-    const now = Date.now();
+    const now = monotonicNow();
     let shortest = Infinity;
     for (const kept of this.kept) {
       if (kept.signal.aborted) {
-        this.kept.delete(kept);
-        continue;
+        kept.abortedAt ??= now;
+        if (now - kept.abortedAt >= kept.abortGraceMs) {
+          this.giveUp(kept);
+          continue;
+        }
       }
       shortest = Math.min(shortest, kept.lease.leaseMs);
       if (!kept.renewing && now - kept.lease.since >= kept.lease.leaseMs / 3) this.renew(kept, now);
@@ -70,13 +86,14 @@ class LeaseKeeper {
   private renew(kept: Kept, sent: number): void {
     const { lease, logger } = kept;
     kept.renewing = true;
-    lease.claims.renew(lease.token, lease.leaseMs).then(
+    lease.store.renew(lease.token, lease.leaseMs).then(
       (renewed) => {
         kept.renewing = false;
         if (renewed.status === 'ok') {
           lease.since = sent;
           return;
         }
+        lease.lost = true;
         this.kept.delete(kept);
         logger.warn(`Lost the claim on effect "${lease.token.key}" while applying it.`, { key: lease.token.key });
       },
@@ -85,6 +102,24 @@ class LeaseKeeper {
         logger.warn(`Could not renew the claim on effect "${lease.token.key}".`, { error: describeError(error) });
       },
     );
+  }
+
+  private giveUp(kept: Kept): void {
+    this.kept.delete(kept);
+    const { lease, logger } = kept;
+    lease.lost = true;
+    logger.warn(
+      `The execute of effect "${lease.token.key}" is still running ${kept.abortGraceMs} ms after its attempt was cancelled or timed out; its claim is released, so a retry may now apply the effect a second time. Pass the call's abortSignal on to what execute awaits.`,
+      { key: lease.token.key },
+    );
+    lease.store.release(lease.token).then(undefined, (error: unknown) => {
+      logger.warn(
+        `Could not release the claim on effect "${lease.token.key}"; it frees itself when its lease expires.`,
+        {
+          error: describeError(error),
+        },
+      );
+    });
   }
 }
 
@@ -100,9 +135,14 @@ export interface KeptLease {
 }
 
 /**
- * Renews `lease` until `stop` is called (see {@link LeaseKeeper} for when and how); a lease of
- * 0 ms or less is not renewed.
+ * Renews `lease` until `stop` is called, including after `signal` aborted, for at most
+ * `abortGraceMs` from then (see {@link LeaseKeeper}); a lease of 0 ms or less is not renewed.
  */
-export function keepLease(lease: Lease, signal: AbortSignal, logger: EffectLogger): KeptLease | undefined {
-  return lease.leaseMs > 0 ? keeper.keep(lease, signal, logger) : undefined;
+export function keepLease(
+  lease: Lease,
+  signal: AbortSignal,
+  abortGraceMs: number,
+  logger: EffectLogger,
+): KeptLease | undefined {
+  return lease.leaseMs > 0 ? keeper.keep(lease, signal, abortGraceMs, logger) : undefined;
 }
