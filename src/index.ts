@@ -16,7 +16,7 @@ export {
 export { canonicalJson, type CanonicalJsonOptions } from './json/canonical-json.js';
 export { defaultEffectKey, inputFingerprint } from './effects/effect-key.js';
 export { stepIndex, type StepIndexOptions } from './effects/step-index.js';
-export { effectKeyOf } from './effects/effect-key-of.js';
+export { effectKeyOf, effectFenceOf } from './effects/effect-key-of.js';
 export { effectMarker, findEffectMarkers } from './effects/effect-marker.js';
 export {
   defineEffectTool,
