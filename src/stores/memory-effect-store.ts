@@ -27,8 +27,11 @@ interface Finished {
   readonly origin: EffectRecord['origin'];
   readonly recordedAt: string | number;
   readonly expiresAt: number;
-  /** `undefined` when `execute` returned `undefined`; `null` when JSON has no text for the result (a function). */
-  readonly resultJson: string | null | undefined;
+  /**
+   * `undefined` when the result is `undefined` or JSON has no text for it (a function, a symbol):
+   * recorded as `resultUndefined`, exactly as the SQL stores record it.
+   */
+  readonly resultJson: string | undefined;
   readonly runId: string | undefined;
   readonly attempt: number | undefined;
   readonly fingerprint: string | undefined;
@@ -163,7 +166,8 @@ export class MemoryEffectStore implements IEffectStore, EffectClaims {
       origin: input.origin,
       recordedAt: input.recordedAt ?? now,
       expiresAt: now + this.retentionMs,
-      resultJson: input.result === undefined ? undefined : (JSON.stringify(input.result) ?? null),
+      // JSON.stringify gives undefined (its typings say string) for a function or a symbol.
+      resultJson: input.result === undefined ? undefined : JSON.stringify(input.result),
       runId: input.runId,
       attempt: input.attempt,
       fingerprint: input.fingerprint,
@@ -195,7 +199,7 @@ function toRecord(key: string, done: Finished): EffectRecord {
     expiresAt: new Date(done.expiresAt).toISOString(),
   };
   if (done.resultJson === undefined) record['resultUndefined'] = true;
-  else if (done.resultJson !== null) record['result'] = JSON.parse(done.resultJson);
+  else record['result'] = JSON.parse(done.resultJson);
   if (done.runId !== undefined) record['runId'] = done.runId;
   if (done.attempt !== undefined) record['attempt'] = done.attempt;
   if (done.fingerprint !== undefined) record['fingerprint'] = done.fingerprint;

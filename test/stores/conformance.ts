@@ -319,6 +319,20 @@ export function effectStoreConformance(harness: StoreHarness): void {
       expect(readUndef?.result).toBeUndefined();
     });
 
+    it.each([
+      ['a function', () => 1],
+      ['a symbol', Symbol('s')],
+    ])('a result JSON has no text for (%s) is recorded as undefined, with resultUndefined', async (_, result) => {
+      const store = await fresh();
+      const put = await store.put('put', input(result));
+      const token = await acquire(store, 'complete', 'A');
+      const completed = await store.complete(token, input(result));
+      for (const record of [put, completed.record, await store.get('put'), await store.get('complete')]) {
+        expect(record?.resultUndefined).toBe(true);
+        expect(record !== undefined && 'result' in record).toBe(false);
+      }
+    });
+
     it('nested JSON and Dates round-trip as JSON', async () => {
       const store = await fresh();
       const result = {
