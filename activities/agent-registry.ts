@@ -2,6 +2,7 @@ import type { ToolSet } from 'ai';
 import type { Agent } from '../src/agent/define-agent.js';
 import type { ToolApprovalSettings } from '../src/approvals/approval-policy.js';
 import type { ToolContext } from '../src/context/tool-context.js';
+import { assertNoStrayHooks } from '../src/effects/define-effect-tool.js';
 import { ToolNotAllowedError, UnknownAgentError, UnknownToolError } from '../src/errors/errors.js';
 import { activityToolContext } from './activity-context.js';
 import { assertApproved } from './approval-check.js';
@@ -57,6 +58,10 @@ export class AgentRegistry {
       const name = registration.agent.name;
       if (this.byName.has(name))
         throw new TypeError(`Agent "${name}" is registered twice on this worker; agent names must be unique.`);
+      // defineAgent checked this already, unless the agent object was assembled by hand.
+      for (const [toolName, tool] of Object.entries(registration.agent.tools ?? {})) {
+        assertNoStrayHooks(toolName, tool, `worker: agent "${name}"`);
+      }
       this.byName.set(name, registration);
     }
   }

@@ -1,4 +1,5 @@
 import type { LanguageModel, ToolSet } from 'ai';
+import { assertNoStrayHooks } from '../effects/define-effect-tool.js';
 
 const AGENT = Symbol.for('@chamvi/temporal/agent');
 
@@ -29,7 +30,9 @@ export const DEFAULT_MAX_STEPS = 20;
 
 /**
  * Defines an agent. The definition is checked at once: a missing name or model, a bad
- * `maxSteps` or a tool that is not an object throws a `TypeError` naming the field.
+ * `maxSteps` or a tool that is not an object throws a `TypeError` naming the field; a tool that
+ * has `effectKey`/`alreadyApplied` but is not an effect tool (it lost the brand) throws an
+ * `InvalidEffectToolError` naming the tool.
  */
 export function defineAgent<TOOLS extends ToolSet = ToolSet>(definition: AgentDefinition<TOOLS>): Agent<TOOLS> {
   const { name, model, instructions, tools, maxSteps } = definition;
@@ -49,6 +52,7 @@ export function defineAgent<TOOLS extends ToolSet = ToolSet>(definition: AgentDe
         `defineAgent("${name}"): tool "${toolName}" is not a tool object; define it with tool() or defineEffectTool().`,
       );
     }
+    assertNoStrayHooks(toolName, tool, `defineAgent("${name}")`);
   }
   return Object.freeze({
     name,

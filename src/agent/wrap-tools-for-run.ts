@@ -1,6 +1,6 @@
 import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
 import type { ToolContext } from '../context/tool-context.js';
-import { isEffectTool, type EffectTool } from '../effects/define-effect-tool.js';
+import { assertNoStrayHooks, EFFECT_TOOL, isEffectTool, type EffectTool } from '../effects/define-effect-tool.js';
 import type { EffectCallReport, EffectLogger } from '../effects/effect-report.js';
 import { applyEffect, type EffectEnv } from '../effects/effect-protocol.js';
 import { ToolNotAllowedError } from '../errors/errors.js';
@@ -32,6 +32,10 @@ type Options = ToolExecutionOptions<ToolContext>;
  * `context` when you call them (it is filled in when missing). A streaming `execute` (an async
  * generator function) still streams through the wrapper; its last value is recorded, and a
  * recorded result replays as that single value.
+ *
+ * A wrapped effect tool is an ordinary tool (no brand, no hooks), so wrapping it again passes it
+ * through. A tool with `effectKey`/`alreadyApplied` but no effect brand throws
+ * `InvalidEffectToolError` rather than run unprotected.
  */
 export function wrapToolsForRun<TOOLS extends ToolSet>(
   tools: TOOLS,
@@ -42,6 +46,7 @@ export function wrapToolsForRun<TOOLS extends ToolSet>(
 ): TOOLS {
   const wrapped: Record<string, unknown> = {};
   for (const [name, tool] of Object.entries(tools)) {
+    assertNoStrayHooks(name, tool, 'wrapToolsForRun');
     if (isEffectTool(tool)) wrapped[name] = wrapEffectTool(name, tool, ctx, { ...options, store }, allow);
     else if (allow !== undefined && typeof tool.execute === 'function')
       wrapped[name] = guardTool(name, tool as AnyTool, allow);
@@ -93,7 +98,16 @@ function wrapEffectTool(
         env.onReport?.(resolved.report);
         return resolved.result;
       };
-  return { ...tool, execute };
+  // The brand and the hooks stay behind: they belong to the protocol this execute already runs.
+  const {
+    [EFFECT_TOOL]: _brand,
+    effectKey: _key,
+    alreadyApplied: _applied,
+    ...definition
+  } = tool as EffectTool & {
+    [EFFECT_TOOL]?: unknown;
+  };
+  return { ...definition, execute };
 }
 
 /** Streams an effect call: each value `execute` yields passes through; a recorded result is yielded once. */

@@ -2,7 +2,11 @@ import type { Tool, ToolExecuteFunction, ToolExecutionOptions } from 'ai';
 import type { ToolContext } from '../context/tool-context.js';
 import { InvalidEffectToolError } from '../errors/errors.js';
 
-/** Brand that marks effect tools; a `Symbol.for` so that copies of the library in other realms agree. */
+/**
+ * Brand that marks effect tools; a `Symbol.for` so that copies of the library in other realms agree.
+ * An enumerable own property, so that `{ ...commentTool, description: '…' }` is still an effect
+ * tool (JSON and the AI SDK ignore symbol keys, so it is never serialised or sent to a model).
+ */
 export const EFFECT_TOOL = Symbol.for('@chamvi/temporal/effect-tool');
 
 type MaybePromise<T> = T | PromiseLike<T>;
@@ -37,9 +41,10 @@ export type EffectToolDefinition<INPUT, OUTPUT, CONTEXT extends ToolContext = To
 } & EffectToolHooks<INPUT, OUTPUT, CONTEXT>;
 
 /**
- * An AI SDK tool carrying the effect brand; usable anywhere a tool is. The brand (the
- * non-enumerable `EFFECT_TOOL` symbol) is a runtime mark checked by {@link isEffectTool}; it is
- * left out of the type so that declaration files of modules exporting effect tools can name it.
+ * An AI SDK tool carrying the effect brand; usable anywhere a tool is. The brand (the `EFFECT_TOOL`
+ * symbol, an enumerable own property that a spread copies) is a runtime mark checked by
+ * {@link isEffectTool}; it is left out of the type so that declaration files of modules exporting
+ * effect tools can name it.
  */
 export type EffectTool<
   INPUT = unknown,
@@ -54,6 +59,11 @@ export type EffectTool<
  * `alreadyApplied`. On its own the result is an ordinary tool; the engine (`runAgent`, the
  * Temporal activities, or {@link wrapToolsForRun}) wraps it so that every call runs the effect
  * protocol: recorded result, else `alreadyApplied`, else `execute` and record.
+ *
+ * A spread keeps the brand: `{ ...commentTool, description: '…' }` is an effect tool with the same
+ * hooks (in TypeScript add `as typeof commentTool`: AI SDK 7's `Tool` union takes no spread of a
+ * tool without a cast). A copy made field by field (or a `tool()` given `effectKey`) is not, and the engine refuses
+ * it rather than run it without the protocol (see {@link assertNoStrayHooks}).
  *
  * @throws InvalidEffectToolError when `execute` is missing or a hook is not a function.
  */
@@ -76,10 +86,30 @@ export function defineEffectTool<INPUT, OUTPUT, CONTEXT extends ToolContext = To
       );
     }
   }
-  return Object.defineProperty({ ...definition }, EFFECT_TOOL, { value: true, enumerable: false });
+  return { ...definition, [EFFECT_TOOL]: true } as EffectTool<INPUT, OUTPUT, CONTEXT>;
 }
 
 /** Whether `value` is an effect tool (by brand, so it works across realms and library copies). */
 export function isEffectTool(value: unknown): value is EffectTool<unknown, unknown, ToolContext> {
   return typeof value === 'object' && value !== null && (value as { [EFFECT_TOOL]?: unknown })[EFFECT_TOOL] === true;
+}
+
+/**
+ * Refuses a tool that carries `effectKey` or `alreadyApplied` but no effect brand: a copy of an
+ * effect tool that lost it (built field by field, or by a cloner that skips symbol keys), or a
+ * `tool()` given the hooks. Run as a plain tool, its `execute` would apply the effect on every call
+ * and every retry (at-least-once on Temporal) with the hooks silently ignored.
+ *
+ * @param where who checks, for the message (`defineAgent("triage")`, `wrapToolsForRun`).
+ * @throws InvalidEffectToolError naming the tool and the fix.
+ */
+export function assertNoStrayHooks(toolName: string, tool: unknown, where: string): void {
+  if (typeof tool !== 'object' || tool === null || isEffectTool(tool)) return;
+  const hooks = (['effectKey', 'alreadyApplied'] as const).filter(
+    (hook) => (tool as Partial<EffectToolHooks<unknown, unknown>>)[hook] !== undefined,
+  );
+  if (hooks.length === 0) return;
+  throw new InvalidEffectToolError(
+    `${where}: tool "${toolName}" has ${hooks.join(' and ')} but is not an effect tool (it lost the effect-tool brand: copied field by field, or defined with tool() instead of defineEffectTool()). As a plain tool it would run execute on every call and retry, ignoring ${hooks.join(' and ')}. Define it with defineEffectTool({ ...${toolName}, description: '…' }) (a spread of an effect tool keeps the brand), or drop ${hooks.join(' and ')} if it has no effect to guard.`,
+  );
 }

@@ -3,10 +3,12 @@ import { describe, expect, it } from '@jest/globals';
 import { ApplicationFailure } from '@temporalio/common';
 import { tool } from 'ai';
 import { z } from 'zod';
+import { AgentRegistry } from '../../activities/agent-registry.js';
 import { withFailureMapping } from '../../activities/failures.js';
 import {
   createToolContext,
   defaultEffectKey,
+  defineAgent,
   defineEffectTool,
   effectKeyOf,
   effectMarker,
@@ -15,11 +17,12 @@ import {
   InvalidEffectToolError,
   isEffectTool,
   MemoryEffectStore,
+  runAgent,
   stepIndex,
   UnsupportedJsonValueError,
   wrapToolsForRun,
 } from '../../src/index.js';
-import { callOptions, makeCtx, PlainStore } from './helpers.js';
+import { callOptions, makeCtx, PlainStore, scriptedModel } from './helpers.js';
 
 describe('defaultEffectKey', () => {
   it('is <runId>:<toolName>:<sha256 hex of the canonical JSON input>', () => {
@@ -157,6 +160,88 @@ describe('defineEffectTool', () => {
     expect(isEffectTool({ [Symbol('@chamvi/temporal/effect-tool')]: true })).toBe(false);
     expect(isEffectTool(null)).toBe(false);
     expect(isEffectTool('tool')).toBe(false);
+  });
+});
+
+describe('a copy of an effect tool', () => {
+  const comment = () =>
+    defineEffectTool({
+      description: 'Post a comment',
+      inputSchema: z.object({ issue: z.number() }),
+      effectKey: ({ issue }, ctx) => `${ctx.run.runId}:comment:${issue}`,
+      alreadyApplied: async () => undefined,
+      execute: () => 'posted',
+    });
+
+  it('a spread keeps the brand: { ...commentTool, description } is an effect tool and runs the protocol', async () => {
+    const commentTool = comment();
+    // The cast: AI SDK 7's Tool union rejects any spread of a tool without one.
+    const renamed = { ...commentTool, description: 'Post a comment on the issue' } as typeof commentTool;
+    expect(isEffectTool(renamed)).toBe(true);
+    const store = new MemoryEffectStore();
+    const ctx = makeCtx('r');
+    const w = wrapToolsForRun({ renamed }, ctx, store);
+    await (w.renamed.execute as (i: unknown, o: unknown) => Promise<unknown>)({ issue: 3 }, callOptions(ctx));
+    expect(await store.get('r:comment:3')).toBeDefined();
+    // The brand is a symbol key: JSON never shows it.
+    expect(JSON.stringify({ ...commentTool, inputSchema: undefined })).toBe('{"description":"Post a comment"}');
+  });
+
+  const stripped = () => {
+    const { description, inputSchema, effectKey, alreadyApplied, execute } = comment();
+    return { description, inputSchema, effectKey, alreadyApplied, execute };
+  };
+
+  it('a copy without the brand but with effectKey/alreadyApplied is refused by defineAgent, naming the tool and the fix', () => {
+    const commentTool = stripped();
+    expect(isEffectTool(commentTool)).toBe(false);
+    let error: unknown;
+    try {
+      defineAgent({ name: 'triage', model: 'm', tools: { commentTool } });
+    } catch (e) {
+      error = e;
+    }
+    expect(InvalidEffectToolError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(
+      /defineAgent\("triage"\): tool "commentTool" has effectKey and alreadyApplied but is not an effect tool/,
+    );
+    expect((error as Error).message).toContain("defineEffectTool({ ...commentTool, description: '…' })");
+  });
+
+  it('a tool() given only alreadyApplied is refused too (it would run execute with no protocol)', () => {
+    const t = tool({ inputSchema: z.object({}), execute: () => 1, alreadyApplied: async () => 1 } as never);
+    expect(() => defineAgent({ name: 'a', model: 'm', tools: { t } })).toThrow(/tool "t" has alreadyApplied but/);
+  });
+
+  it('wrapToolsForRun and runAgent refuse it before any call, so nothing runs unprotected', async () => {
+    let executed = 0;
+    const copy = { ...stripped(), execute: () => ++executed };
+    expect(() => wrapToolsForRun({ copy }, makeCtx(), new MemoryEffectStore())).toThrow(
+      /wrapToolsForRun: tool "copy" has effectKey and alreadyApplied/,
+    );
+    // An agent assembled by hand (not through defineAgent) reaches runAgent's wrapping.
+    const agent = { ...defineAgent({ name: 'a', model: scriptedModel([{ text: 'x' }]) }), tools: { copy } };
+    await expect(runAgent(agent, { prompt: 'p', store: new MemoryEffectStore() })).rejects.toThrow(
+      InvalidEffectToolError,
+    );
+    expect(executed).toBe(0);
+  });
+
+  it('a worker refuses to register an agent holding such a tool (on Temporal it would run at-least-once)', () => {
+    const agent = { ...defineAgent({ name: 'a', model: 'm' }), tools: { copy: stripped() } };
+    expect(() => new AgentRegistry([agent])).toThrow(/worker: agent "a": tool "copy" has effectKey and alreadyApplied/);
+    expect(() => new AgentRegistry([{ agent }])).toThrow(InvalidEffectToolError);
+  });
+
+  it('plain tools without hooks, effect tools and wrapped effect tools are all accepted', () => {
+    const plain = tool({ inputSchema: z.object({}), execute: () => 1 });
+    const commentTool = comment();
+    const wrapped = wrapToolsForRun({ commentTool }, makeCtx(), new MemoryEffectStore()).commentTool;
+    expect(Object.keys(wrapped)).not.toContain('effectKey');
+    expect(() => defineAgent({ name: 'a', model: 'm', tools: { plain, commentTool, wrapped } })).not.toThrow();
+    expect(
+      () => new AgentRegistry([defineAgent({ name: 'b', model: 'm', tools: { plain, commentTool } })]),
+    ).not.toThrow();
   });
 });
 
