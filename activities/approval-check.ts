@@ -2,20 +2,30 @@ import type { ModelMessage, ToolSet } from 'ai';
 import { resolveApproval } from '../src/approvals/approval-policy.js';
 import { verifyApprovalToken } from '../src/approvals/approval-token.js';
 import type { ToolContext } from '../src/context/tool-context.js';
-import { ApprovalRequiredError } from '../src/errors/errors.js';
+import { isEffectTool } from '../src/effects/define-effect-tool.js';
+import { inputFingerprint } from '../src/effects/effect-key.js';
+import { resolveEffectKey } from '../src/effects/effect-protocol.js';
+import { ApprovalRequiredError, EffectKeyMismatchError } from '../src/errors/errors.js';
 import type { ToolCallInput } from '../workflows/types.js';
+import { toolCallOptions } from './activity-context.js';
 import { APPROVAL_SECRET_ENV } from './approval-activities.js';
 import type { AgentRegistration } from './agent-registry.js';
 
 /**
  * The activity's own check that a call needing approval was approved, before anything runs. The
  * workflow's approval gate already waited for the decision; this check does not trust it: the
- * policy is evaluated again here, and an approver's token must verify for this run, this call and
- * its effect key with the workers' secret. A call approved by timeout passes only when the
- * registration says `onApprovalTimeout: 'approve'`. So workflow code that skips the gate (a
- * hand-written workflow, a workflow-side tool) cannot apply a guarded effect.
+ * policy is evaluated again here, and an approver's token must verify with the workers' secret
+ * for this run, this call, the effect key this worker computes for the input, the fingerprint of
+ * the input this activity is about to run, and the decision. A call approved by timeout passes
+ * only when the registration says `onApprovalTimeout: 'approve'`. So workflow code that skips the
+ * gate (a hand-written workflow, a workflow-side tool), or hands the activity another input than
+ * the one approved, cannot apply a guarded effect.
  *
  * @throws ApprovalRequiredError (non-retryable) when the approval is missing or does not hold.
+ * @throws EffectKeyMismatchError (non-retryable) when the activity input's effect key is not the
+ *   key of its input: the token is bound to a key, so the key is verified before the token.
+ * @throws UnsupportedJsonValueError (non-retryable) when the input has no faithful canonical JSON
+ *   form, so no fingerprint can bind it.
  */
 export async function assertApproved(
   registration: AgentRegistration,
@@ -40,22 +50,39 @@ export async function assertApproved(
     );
   }
   if (evidence.decidedBy === 'timeout' && registration.onApprovalTimeout === 'approve') return;
-  const key = secret ?? process.env[APPROVAL_SECRET_ENV];
-  const verdict =
-    evidence.decidedBy === 'approver' && key !== undefined && key !== ''
-      ? verifyApprovalToken(key, evidence.token, {
-          runId: input.runId,
-          toolCallId: input.toolCallId,
-          key: input.key ?? '',
-          approved: true,
-        })
-      : {
-          valid: false as const,
-          problem: `an approval decided by ${evidence.decidedBy} is not accepted for this tool`,
-        };
-  if (!verdict.valid) {
-    throw new ApprovalRequiredError(
-      `Tool call ${input.toolCallId} (${input.toolName}) needs approval, and its approval does not hold: ${verdict.problem}; nothing was applied.`,
-    );
+  const secretKey = secret ?? process.env[APPROVAL_SECRET_ENV];
+  if (evidence.decidedBy !== 'approver' || secretKey === undefined || secretKey === '') {
+    throw refused(input, `an approval decided by ${evidence.decidedBy} is not accepted for this tool`);
   }
+  const verdict = verifyApprovalToken(secretKey, evidence.token, {
+    runId: input.runId,
+    toolCallId: input.toolCallId,
+    key: await effectKeyFor(tool, input, ctx),
+    fingerprint: inputFingerprint(input.input),
+    approved: true,
+  });
+  if (!verdict.valid) throw refused(input, verdict.problem);
+}
+
+/**
+ * The key the token must name: for an effect tool, the key this worker computes for the input
+ * (the one `applyEffect` will use), never the one the activity input carries; empty for a plain tool.
+ */
+async function effectKeyFor(tool: ToolSet[string], input: ToolCallInput, ctx: ToolContext): Promise<string> {
+  if (!isEffectTool(tool)) return input.key ?? '';
+  const key = await resolveEffectKey({
+    tool,
+    toolName: input.toolName,
+    input: input.input,
+    ctx,
+    options: toolCallOptions(input.toolCallId, input.messages, ctx),
+  });
+  if (input.key !== undefined && input.key !== key) throw new EffectKeyMismatchError(input.toolName, input.key, key);
+  return key;
+}
+
+function refused(input: ToolCallInput, problem: string): ApprovalRequiredError {
+  return new ApprovalRequiredError(
+    `Tool call ${input.toolCallId} (${input.toolName}) needs approval, and its approval does not hold: ${problem}; nothing was applied.`,
+  );
 }

@@ -1,6 +1,7 @@
 import { generateText, isStepCount, type ModelMessage, type ToolSet } from 'ai';
 import { resolveApproval } from '../src/approvals/approval-policy.js';
 import { isEffectTool } from '../src/effects/define-effect-tool.js';
+import { inputFingerprint } from '../src/effects/effect-key.js';
 import { resolveEffectKey } from '../src/effects/effect-protocol.js';
 import type { ApprovalPlan, JsonMessage, ModelStepInput, ModelStepResult, ToolCallPlan } from '../workflows/types.js';
 import { activityToolContext, keepHeartbeating, toolCallOptions } from './activity-context.js';
@@ -124,5 +125,7 @@ async function approvalPlan(
     ...(resolved.reason !== undefined ? { reason: resolved.reason } : {}),
     ...(registration.approvalTimeout !== undefined ? { timeout: registration.approvalTimeout } : {}),
     ...(registration.onApprovalTimeout !== undefined ? { onTimeout: registration.onApprovalTimeout } : {}),
+    // Hashed here: workflow code cannot, and the pending approval must show what a token binds.
+    ...(resolved.status === 'user-approval' ? { fingerprint: inputFingerprint(call.input) } : {}),
   };
 }

@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { APPROVAL_SECRET_ENV } from '../activities/approval-activities.js';
-import { createApprovalToken } from '../src/approvals/approval-token.js';
+import { createApprovalToken, type ApprovalClaims } from '../src/approvals/approval-token.js';
+import { inputFingerprint } from '../src/effects/effect-key.js';
 import { ChamviError } from '../src/errors/chamvi-error.js';
 import { decideApprovalUpdate, pendingApprovalsQuery } from '../workflows/approvals.js';
 import type { ApprovalRecord, PendingApproval } from '../workflows/types.js';
@@ -8,6 +9,22 @@ import type { ApprovalRecord, PendingApproval } from '../workflows/types.js';
 /** The calls of an agent run waiting for a decision (query `chamvi.pendingApprovals`). */
 export async function listPendingApprovals(client: Client, workflowId: string): Promise<PendingApproval[]> {
   return client.workflow.getHandle(workflowId).query(pendingApprovalsQuery);
+}
+
+/**
+ * The claims an approval token for `pending` must carry: its run id, call id, effect key and input
+ * fingerprint, with the decision. Pass them to `createApprovalToken` to mint a token by hand (for
+ * signal `chamvi.approvalDecision`, say); {@link decideApproval} does this for you. A call planned
+ * by an older version lists no fingerprint; it is computed here from the input the call lists.
+ */
+export function approvalClaimsFor(pending: PendingApproval, approved: boolean): ApprovalClaims {
+  return {
+    runId: pending.runId,
+    toolCallId: pending.toolCallId,
+    key: pending.key,
+    fingerprint: pending.fingerprint !== '' ? pending.fingerprint : inputFingerprint(pending.input),
+    approved,
+  };
 }
 
 /** What {@link decideApproval} takes. */
@@ -30,8 +47,8 @@ export class ApprovalNotPendingError extends ChamviError {
 
 /**
  * Approves or denies a pending call of an agent run: looks the call up in the run's pending
- * approvals (for its run id and effect key), mints the token for exactly this call and decision
- * with the approval secret, and sends it with update `chamvi.decideApproval`. Resolves to the
+ * approvals (for its run id, effect key and input fingerprint), mints the token for exactly this
+ * call, its input and the decision with the approval secret, and sends it with update `chamvi.decideApproval`. Resolves to the
  * run's record of the decision; rejects when the run refuses it (an invalid token, a call decided
  * meanwhile).
  */
@@ -54,12 +71,7 @@ export async function decideApproval(
       `Tool call ${options.toolCallId} of workflow ${workflowId} is not waiting for approval${waiting ? ` (waiting: ${waiting})` : ' (nothing is waiting)'}.`,
     );
   }
-  const token = createApprovalToken(secret, {
-    runId: call.runId,
-    toolCallId: call.toolCallId,
-    key: call.key,
-    approved: options.approved,
-  });
+  const token = createApprovalToken(secret, approvalClaimsFor(call, options.approved));
   return client.workflow.getHandle(workflowId).executeUpdate(decideApprovalUpdate, {
     args: [
       {

@@ -15,6 +15,7 @@ export {
 export {
   listPendingApprovals,
   decideApproval,
+  approvalClaimsFor,
   ApprovalNotPendingError,
   type DecideApprovalOptions,
 } from './approvals-client.js';

@@ -40,8 +40,9 @@ interface Waiting {
 /**
  * The approval gate of one run: the calls waiting for a decision, the handlers that take
  * decisions, and the decisions taken. A decision counts only when its token verifies (in the
- * `chamvi.verifyApproval` activity, where the worker holds the secret) against this run, this
- * call, its effect key and the decision; anything else is refused and the call keeps waiting.
+ * `chamvi.verifyApproval` activity, where the worker holds the secret and hashes the input)
+ * against this run, this call, its effect key, the fingerprint of the very input the call will run
+ * with, and the decision; anything else is refused and the call keeps waiting.
  * All of it is workflow state, rebuilt from history on replay, so a wait survives worker
  * restarts and can last days.
  */
@@ -103,6 +104,7 @@ export class ApprovalGate {
         toolName: call.toolName,
         input: call.input,
         key,
+        fingerprint: plan.fingerprint ?? '',
         step,
         ...(reason !== undefined ? { reason } : {}),
         requestedAt,
@@ -174,6 +176,7 @@ export class ApprovalGate {
       runId: request.runId,
       toolCallId: request.toolCallId,
       key: request.key,
+      input: request.input,
       approved: decision.approved,
     });
     if (!verdict.valid) {

@@ -70,6 +70,11 @@ export interface ApprovalPlan {
   readonly timeout?: string | number;
   /** What silence means once the timeout passes. Default `deny`. */
   readonly onTimeout?: 'deny' | 'approve';
+  /**
+   * `inputFingerprint(input)` of the call (`user-approval` only), computed where hashing is
+   * available, so the pending approval can show it; absent in plans of older versions.
+   */
+  readonly fingerprint?: string;
 }
 
 /** A call waiting for a decision, as the `chamvi.pendingApprovals` query lists it. */
@@ -81,6 +86,13 @@ export interface PendingApproval {
   readonly input: unknown;
   /** The effect key the decision is bound to (empty for a plain tool). */
   readonly key: string;
+  /**
+   * The input fingerprint the decision is bound to: `inputFingerprint(input)`, the hex SHA-256 of
+   * the canonical JSON of `input` above. An approval token must name it, so it approves exactly
+   * this input (also when the effect key ignores part of it). Empty only for a call planned by an
+   * older version, which did not compute it: `decideApproval` then computes it from `input`.
+   */
+  readonly fingerprint: string;
   readonly step: number;
   readonly reason?: string;
   /** Workflow time, ISO 8601. */
@@ -96,7 +108,7 @@ export interface ApprovalDecision {
   readonly approved: boolean;
   /** Why; a denial's reason is told to the model. */
   readonly reason?: string;
-  /** An approval token minted for this run, call, effect key and decision (`createApprovalToken`). */
+  /** An approval token minted for this run, call, effect key, input fingerprint and decision (`createApprovalToken`). */
   readonly token: string;
   /** Who decided, for the record. */
   readonly approver?: string;
@@ -116,12 +128,18 @@ export interface ApprovalRecord {
   readonly decidedAt: string;
 }
 
-/** Input of the approval-verification activity: the token and what it must be bound to. */
+/**
+ * Input of the approval-verification activity: the token and what it must be bound to. The
+ * activity computes the input's fingerprint itself, so the token is checked against the input the
+ * run waits on, not against a fingerprint it is told.
+ */
 export interface VerifyApprovalInput {
   readonly token: string;
   readonly runId: string;
   readonly toolCallId: string;
   readonly key: string;
+  /** The call's input, as the run will hand it to the activity that runs the call. */
+  readonly input: unknown;
   readonly approved: boolean;
 }
 
@@ -157,7 +175,7 @@ export interface ToolCallInput extends RunRef {
 export interface ApprovalEvidence {
   readonly approved: boolean;
   readonly decidedBy: 'approver' | 'timeout' | 'policy';
-  /** The approver's token (bound to run, call, effect key and decision). */
+  /** The approver's token (bound to run, call, effect key, input fingerprint and decision). */
   readonly token?: string;
 }
 

@@ -1,6 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** What an approval token is bound to: one decision on one tool call of one run. */
+/**
+ * What an approval token is bound to: one decision on one tool call of one run, for exactly the
+ * input the approver saw.
+ */
 export interface ApprovalClaims {
   /** The logical run id (`ctx.run.runId`). */
   readonly runId: string;
@@ -8,6 +11,13 @@ export interface ApprovalClaims {
   readonly toolCallId: string;
   /** The call's effect key (empty for a plain tool, which has none). */
   readonly key: string;
+  /**
+   * The call's input fingerprint: `inputFingerprint(input)`, the hex SHA-256 of its canonical JSON
+   * (a pending approval lists it as `fingerprint`). A custom effect key may ignore part of the
+   * input (a comment's body, say); the fingerprint does not, so a token approves exactly the input
+   * it was minted for and no variant of it under the same key.
+   */
+  readonly fingerprint: string;
   /** The decision itself: a token minted to approve cannot deny, and the other way round. */
   readonly approved: boolean;
 }
@@ -15,7 +25,9 @@ export interface ApprovalClaims {
 /** Why a token was refused, or that it is good. */
 export type ApprovalTokenVerdict = { readonly valid: true } | { readonly valid: false; readonly problem: string };
 
-const PREFIX = 'chamvi-approval.v1';
+const PREFIX = 'chamvi-approval.v2';
+/** Tokens of 0.2 and earlier: bound to run, call, key and decision, not to the input. Refused. */
+const OLD_PREFIXES = ['chamvi-approval.v1.'];
 
 /** The approval secret as bytes; a secret shorter than 16 bytes is refused (it would be guessable). */
 function secretBytes(secret: string | Uint8Array): Uint8Array {
@@ -27,20 +39,25 @@ function secretBytes(secret: string | Uint8Array): Uint8Array {
 }
 
 function sign(secret: string | Uint8Array, payload: string): Buffer {
+  // The version is signed too, so a payload cannot be moved under another version's prefix.
   return createHmac('sha256', secretBytes(secret)).update(`${PREFIX}.${payload}`).digest();
 }
 
 function encodeClaims(claims: ApprovalClaims): string {
   // An array, not an object: one fixed field order, so the signed bytes are canonical.
-  const body = [claims.runId, claims.toolCallId, claims.key, claims.approved ? 'approve' : 'deny'];
+  const body = [claims.runId, claims.toolCallId, claims.key, claims.fingerprint, claims.approved ? 'approve' : 'deny'];
   return Buffer.from(JSON.stringify(body)).toString('base64url');
 }
 
 /**
- * Mints an approval token: `chamvi-approval.v1.<claims>.<HMAC-SHA256>` (both parts base64url),
- * where the claims are the run id, the tool call id, the effect key and the decision. Whoever
- * holds the secret (the workers, and the operators who answer approvals) can mint one; nobody
- * else can, and a token works for exactly the call and the decision it names.
+ * Mints an approval token: `chamvi-approval.v2.<claims>.<HMAC-SHA256>` (both parts base64url),
+ * where the claims are the run id, the tool call id, the effect key, the input fingerprint and the
+ * decision. Whoever holds the secret (the workers, and the operators who answer approvals) can
+ * mint one; nobody else can, and a token works for exactly the call, the input and the decision it
+ * names. Take the claims from the pending approval (`{ ...pending, approved }`), or let
+ * `decideApproval` / `chamvi approve` mint it.
+ *
+ * @throws TypeError when the secret is shorter than 16 bytes.
  */
 export function createApprovalToken(secret: string | Uint8Array, claims: ApprovalClaims): string {
   const payload = encodeClaims(claims);
@@ -48,16 +65,27 @@ export function createApprovalToken(secret: string | Uint8Array, claims: Approva
 }
 
 /**
- * Checks an approval token against the call and decision it is offered for: the signature
- * (constant-time), then every claim. Never throws for a bad token; says what is wrong instead.
+ * Checks an approval token against the call, input and decision it is offered for: the version,
+ * the signature (constant-time), then every claim. A token of an older version
+ * (`chamvi-approval.v1`, which did not bind the input) is refused: mint it again. Never throws for
+ * a bad token; says what is wrong instead.
+ *
+ * @throws TypeError when the secret is shorter than 16 bytes.
  */
 export function verifyApprovalToken(
   secret: string | Uint8Array,
   token: unknown,
   expected: ApprovalClaims,
 ): ApprovalTokenVerdict {
+  const old = typeof token === 'string' ? OLD_PREFIXES.find((prefix) => token.startsWith(prefix)) : undefined;
+  if (old !== undefined) {
+    return {
+      valid: false,
+      problem: `the approval token was minted by an older version of @chamvi/temporal (${old.slice(0, -1)}, which does not bind the call's input) and is no longer accepted; mint it again for the pending call (decideApproval, chamvi approve, or createApprovalToken with the pending approval's fingerprint)`,
+    };
+  }
   if (typeof token !== 'string' || !token.startsWith(`${PREFIX}.`)) {
-    return { valid: false, problem: 'not a chamvi approval token (expected chamvi-approval.v1.<claims>.<signature>)' };
+    return { valid: false, problem: `not a chamvi approval token (expected ${PREFIX}.<claims>.<signature>)` };
   }
   const [payload, signature, ...rest] = token.slice(PREFIX.length + 1).split('.');
   if (payload === undefined || signature === undefined || rest.length > 0) {
@@ -74,11 +102,19 @@ export function verifyApprovalToken(
   } catch {
     return { valid: false, problem: 'malformed approval token claims' };
   }
-  const [runId, toolCallId, key, decision] = Array.isArray(claims) ? (claims as unknown[]) : [];
+  const [runId, toolCallId, key, fingerprint, decision, ...extra] = Array.isArray(claims) ? (claims as unknown[]) : [];
+  if (extra.length > 0) return { valid: false, problem: 'malformed approval token claims' };
   if (runId !== expected.runId) return { valid: false, problem: 'the approval token was minted for another run' };
   if (toolCallId !== expected.toolCallId)
     return { valid: false, problem: 'the approval token was minted for another tool call' };
   if (key !== expected.key) return { valid: false, problem: 'the approval token was minted for another effect key' };
+  if (fingerprint !== expected.fingerprint) {
+    return {
+      valid: false,
+      problem:
+        'the approval token was minted for another input of this call (its input fingerprint differs: the input is not the one that was approved)',
+    };
+  }
   if (decision !== (expected.approved ? 'approve' : 'deny')) {
     return {
       valid: false,

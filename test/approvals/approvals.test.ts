@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { WorkflowHandle } from '@temporalio/client';
+import { Client, type WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundle } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
@@ -7,6 +7,7 @@ import {
   createApprovalToken,
   defineAgent,
   defineEffectTool,
+  inputFingerprint,
   MemoryEffectStore,
   type Agent,
   type EffectTool,
@@ -16,6 +17,7 @@ import { LocalGitHubServer } from '../../testing/github/index.js';
 import { scriptedModel } from '../../testing/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
 import {
+  approvalClaimsFor,
   createAgentWorker,
   decideApproval,
   approvalDecisionSignal,
@@ -25,7 +27,7 @@ import {
   type AgentRegistration,
   type PendingApproval,
 } from '../../worker/index.js';
-import { commentsOn, createResponder, openIssue } from '../fixtures/responder.js';
+import { commentsOn, createResponder, OWNER, openIssue, REPO } from '../fixtures/responder.js';
 import { runCli } from '../product/run-cli.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';
 import type { directEffectCallWorkflow, forgedEffectCallWorkflow } from '../fixtures/workflows.js';
@@ -122,6 +124,7 @@ describe('durable approval of effect tools (time-skipping server)', () => {
         toolName: 'comment',
         toolCallId: 'call-0-0',
         key: `${handle.firstExecutionRunId}:comment:${issue}`,
+        fingerprint: inputFingerprint({ issue, body: 'Thanks!' }),
         onTimeout: 'deny',
       }),
     ]);
@@ -217,7 +220,13 @@ describe('durable approval of effect tools (time-skipping server)', () => {
     const result = await withWorker(taskQueue, { agent }, async () => {
       const handle = await startAgentRun(env.client, { agent: 'responder', prompt: `Answer ${issue}`, taskQueue });
       const [call] = await pendingOf(handle);
-      const claims = { runId: call!.runId, toolCallId: call!.toolCallId, key: call!.key, approved: true };
+      const claims = {
+        runId: call!.runId,
+        toolCallId: call!.toolCallId,
+        key: call!.key,
+        fingerprint: call!.fingerprint,
+        approved: true,
+      };
       const forged = createApprovalToken('not-the-workers-secret-0123456789', claims);
       await handle.signal(approvalDecisionSignal, { toolCallId: call!.toolCallId, approved: true, token: forged });
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -261,7 +270,13 @@ describe('durable approval of effect tools (time-skipping server)', () => {
     const taskQueue = `q-${randomUUID()}`;
     const runId = `run-${randomUUID()}`;
     const keyA = `${runId}:comment:${a}`;
-    const tokenA = createApprovalToken(SECRET, { runId, toolCallId: 'call-a', key: keyA, approved: true });
+    const tokenA = createApprovalToken(SECRET, {
+      runId,
+      toolCallId: 'call-a',
+      key: keyA,
+      fingerprint: inputFingerprint({ issue: a, body: 'Thanks!' }),
+      approved: true,
+    });
     const forged: ToolCallInput = {
       agent: 'responder',
       runId,
@@ -283,6 +298,84 @@ describe('durable approval of effect tools (time-skipping server)', () => {
     expect(result.failure?.message).toContain('nothing was applied');
     expect(commentsOn(github, b)).toBe(0);
     expect(commentsOn(github, a)).toBe(0);
+  });
+
+  it("an effect-call activity input carrying another input's key applies nothing without an approval too: EffectKeyMismatchError", async () => {
+    const [a, b] = [openIssue(github), openIssue(github)];
+    // The comment tool without needsApproval: only the effect-call activity's own key check stands.
+    const agent = createResponder({ githubUrl: github.url, model: scriptedModel([]) });
+    const taskQueue = `q-${randomUUID()}`;
+    const runId = `run-${randomUUID()}`;
+    const result = await withWorker(taskQueue, { agent }, () =>
+      env.client.workflow.execute<typeof forgedEffectCallWorkflow>('forgedEffectCallWorkflow', {
+        taskQueue,
+        workflowId: `forged-${randomUUID()}`,
+        args: [
+          {
+            agent: 'responder',
+            runId,
+            toolName: 'comment',
+            toolCallId: 'call-b',
+            input: { issue: b, body: 'Thanks!' },
+            key: `${runId}:comment:${a}`,
+            messages: [],
+          },
+        ],
+      }),
+    );
+    expect(result.failure?.type).toBe('EffectKeyMismatchError');
+    expect(commentsOn(github, b)).toBe(0);
+    expect(commentsOn(github, a)).toBe(0);
+  });
+
+  it("an activity input with approved A's key, call id and token but an altered body applies nothing: the token binds the input's fingerprint", async () => {
+    const issue = openIssue(github);
+    const agent = guardedResponder([{ toolCalls: [commentCall(issue)] }, { text: 'Done.' }]);
+    const taskQueue = `q-${randomUUID()}`;
+    const { forged, result } = await withWorker(taskQueue, { agent }, async () => {
+      const handle = await startAgentRun(env.client, { agent: 'responder', prompt: `Answer ${issue}`, taskQueue });
+      const [pending] = await pendingOf(handle);
+      // What an approver mints for the call as listed: its run, call id, key and input fingerprint.
+      const token = createApprovalToken(SECRET, approvalClaimsFor(pending!, true));
+      // The responder's key ignores the body, so the altered call has exactly the approved key.
+      const altered: ToolCallInput = {
+        agent: 'responder',
+        runId: pending!.runId,
+        toolName: 'comment',
+        toolCallId: pending!.toolCallId,
+        input: { issue, body: 'Altered after approval.' },
+        key: pending!.key,
+        messages: [],
+        approval: { approved: true, decidedBy: 'approver', token },
+      };
+      // A client that does not skip time: the run's approval must still be waiting afterwards.
+      const waitingClient = new Client({
+        connection: env.connection,
+        ...(env.namespace ? { namespace: env.namespace } : {}),
+      });
+      const forgedRun = await waitingClient.workflow.execute<typeof forgedEffectCallWorkflow>(
+        'forgedEffectCallWorkflow',
+        {
+          taskQueue,
+          workflowId: `forged-${randomUUID()}`,
+          args: [altered],
+        },
+      );
+      expect(commentsOn(github, issue)).toBe(0);
+      // The approved input itself still goes through with the same token.
+      await handle.executeUpdate(decideApprovalUpdate, {
+        args: [{ toolCallId: pending!.toolCallId, approved: true, token }],
+      });
+      return { forged: forgedRun, result: await handle.result() };
+    });
+    expect(forged.failure?.type).toBe('ApprovalRequiredError');
+    expect(forged.failure?.message).toContain('minted for another input of this call');
+    expect(forged.failure?.message).toContain('nothing was applied');
+    const bodies = (github.tracker.listComments(OWNER, REPO, issue) ?? []).map((c) => c.body);
+    expect(bodies).toHaveLength(1);
+    expect(bodies[0]).toContain('Thanks!');
+    expect(bodies[0]).not.toContain('Altered');
+    expect(result.effects).toEqual([expect.objectContaining({ toolName: 'comment', outcome: 'executed' })]);
   });
 
   it('forged, misbound and replayed decisions are refused; the call waits for a valid one', async () => {
@@ -309,6 +402,7 @@ describe('durable approval of effect tools (time-skipping server)', () => {
         runId: p.runId,
         toolCallId: p.toolCallId,
         key: p.key,
+        fingerprint: p.fingerprint,
         approved,
       });
 
@@ -329,6 +423,11 @@ describe('durable approval of effect tools (time-skipping server)', () => {
       await expect(
         send('call-b', true, createApprovalToken(SECRET, { ...claims(callB, true), runId: 'other-run' })),
       ).rejects.toThrow(/another run/);
+      // A token for call A's run, call and key, but another input (the key ignores the body).
+      const otherBody = inputFingerprint({ issue: a, body: 'Something else.' });
+      await expect(
+        send('call-a', true, createApprovalToken(SECRET, { ...claims(callA, true), fingerprint: otherBody })),
+      ).rejects.toThrow(/another input/);
       expect((await listPendingApprovals(env.client, handle.workflowId)).map((p) => p.toolCallId).sort()).toEqual([
         'call-a',
         'call-b',
