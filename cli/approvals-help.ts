@@ -19,8 +19,9 @@ Exits 1 when nothing is waiting.`;
 export const APPROVE_HELP = `Usage: chamvi approve <workflow id> <call id> [--deny] [--reason <text>] [options]
 
 Approves (or, with --deny, denies) a pending tool call of an agent run. Mints an approval token
-bound to the run, the call, its effect key and the decision with the workers' approval secret
-(${APPROVAL_SECRET_VAR}), and sends it with update chamvi.decideApproval; the run verifies it.
+bound to the run, the call, its effect key, its input (fingerprint) and the decision with the
+workers' approval secret (${APPROVAL_SECRET_VAR}), and sends it with update chamvi.decideApproval;
+the run verifies it, and so does the activity that runs the call.
 A denied call never runs; the model is told the reason.
 
 Options:

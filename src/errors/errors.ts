@@ -282,8 +282,8 @@ export class EffectResultTooLargeError extends ChamviError {
 
 /**
  * A call that needs approval reached the activity that runs it without a valid approval (no
- * decision, a denial, or a token that does not verify for this run, call and effect key). Not
- * retryable; nothing was applied, and the model is told.
+ * decision, a denial, or a token that does not verify for this run, call, effect key and input
+ * fingerprint). Not retryable; nothing was applied, and the model is told.
  */
 export class ApprovalRequiredError extends ChamviError {
   static override readonly errorName = 'ApprovalRequiredError';
