@@ -9,6 +9,7 @@ import type {
   IEffectStore,
 } from './effect-store.js';
 import { DEFAULT_RETENTION_MS, type RetentionOptions } from './retention.js';
+import { checkStorable, checkStorableFields } from './storage-key.js';
 import { checkClaimRequest, checkLease, checkPruneLimit, msOption, RETENTION_RANGE } from './store-options.js';
 
 interface Entry {
@@ -66,70 +67,76 @@ export class MemoryEffectStore implements IEffectStore, EffectClaims {
 
   /** The finished record for `key`, or `undefined` (also when it has expired). */
   get(key: string): Promise<EffectRecord | undefined> {
-    return Promise.resolve(this.finished(key));
+    return settle(() => {
+      checkStorable(key);
+      return this.finished(key);
+    });
   }
 
   /** First writer wins: writes the record unless one is already finished; returns the stored one. */
   put(key: string, record: EffectRecordInput): Promise<EffectRecord> {
-    const winner = this.finished(key);
-    if (winner !== undefined) return Promise.resolve(winner);
-    return Promise.resolve(this.finish(key, this.entries.get(key)?.fence ?? 0, record));
+    return settle(() => {
+      checkStorableFields(key, record);
+      return this.finished(key) ?? this.finish(key, this.entries.get(key)?.fence ?? 0, record);
+    });
   }
 
   claim(key: string, request: ClaimRequest): Promise<ClaimResult> {
-    let leaseMs: number;
-    try {
-      leaseMs = checkClaimRequest(key, request);
-    } catch (error) {
-      return rejection(error);
-    }
-    const now = this.now();
-    const done = this.finished(key);
-    if (done !== undefined) return Promise.resolve({ status: 'done', record: done });
-    const entry = this.entries.get(key);
-    if (entry?.owner !== undefined && entry.leaseUntil > now && entry.owner !== request.owner) {
-      return Promise.resolve({ status: 'busy', owner: entry.owner, leaseRemainingMs: entry.leaseUntil - now });
-    }
-    const takeover = entry?.owner !== undefined && entry.owner !== request.owner;
-    const fence = (entry?.fence ?? 0) + 1;
-    this.entries.set(key, { owner: request.owner, fence, leaseUntil: now + leaseMs });
-    return Promise.resolve({ status: 'acquired', token: { key, owner: request.owner, fence }, takeover });
+    return settle((): ClaimResult => {
+      const leaseMs = checkClaimRequest(key, request);
+      checkStorableFields(key, request);
+      const now = this.now();
+      const done = this.finished(key);
+      if (done !== undefined) return { status: 'done', record: done };
+      const entry = this.entries.get(key);
+      if (entry?.owner !== undefined && entry.leaseUntil > now && entry.owner !== request.owner) {
+        return { status: 'busy', owner: entry.owner, leaseRemainingMs: entry.leaseUntil - now };
+      }
+      const takeover = entry?.owner !== undefined && entry.owner !== request.owner;
+      const fence = (entry?.fence ?? 0) + 1;
+      this.entries.set(key, { owner: request.owner, fence, leaseUntil: now + leaseMs });
+      return { status: 'acquired', token: { key, owner: request.owner, fence }, takeover };
+    });
   }
 
   complete(token: ClaimToken, record: EffectRecordInput): Promise<FencedResult> {
-    if (!this.owns(token)) return Promise.resolve(this.lost(token.key));
-    return Promise.resolve({ status: 'ok', record: this.finish(token.key, token.fence, record) });
+    return settle((): FencedResult => {
+      checkStorableFields(token.key, { ...record, owner: token.owner });
+      if (!this.owns(token)) return this.lost(token.key);
+      return { status: 'ok', record: this.finish(token.key, token.fence, record) };
+    });
   }
 
   release(token: ClaimToken): Promise<FencedResult> {
-    if (!this.owns(token)) return Promise.resolve(this.lost(token.key));
-    const entry = this.entries.get(token.key);
-    if (entry !== undefined) {
-      delete entry.owner;
-      entry.leaseUntil = 0;
-    }
-    return Promise.resolve({ status: 'ok' });
+    return settle((): FencedResult => {
+      checkStorableFields(token.key, token);
+      if (!this.owns(token)) return this.lost(token.key);
+      const entry = this.entries.get(token.key);
+      if (entry !== undefined) {
+        delete entry.owner;
+        entry.leaseUntil = 0;
+      }
+      return { status: 'ok' };
+    });
   }
 
   renew(token: ClaimToken, leaseMs: number): Promise<FencedResult> {
-    try {
-      checkLease(token.key, leaseMs);
-    } catch (error) {
-      return rejection(error);
-    }
-    if (!this.owns(token)) return Promise.resolve(this.lost(token.key));
-    const entry = this.entries.get(token.key);
-    if (entry !== undefined) entry.leaseUntil = this.now() + leaseMs;
-    return Promise.resolve({ status: 'ok' });
+    return settle((): FencedResult => {
+      const lease = checkLease(token.key, leaseMs);
+      checkStorableFields(token.key, token);
+      if (!this.owns(token)) return this.lost(token.key);
+      const entry = this.entries.get(token.key);
+      if (entry !== undefined) entry.leaseUntil = this.now() + lease;
+      return { status: 'ok' };
+    });
   }
 
   /** Deletes up to `limit` expired finished records; returns how many it deleted. */
   prune(limit = 1000): Promise<number> {
-    try {
-      checkPruneLimit(limit);
-    } catch (error) {
-      return rejection(error);
-    }
+    return settle(() => this.pruneNow(checkPruneLimit(limit)));
+  }
+
+  private pruneNow(limit: number): number {
     const now = this.now();
     let deleted = 0;
     for (const [key, entry] of this.entries) {
@@ -139,13 +146,16 @@ export class MemoryEffectStore implements IEffectStore, EffectClaims {
         deleted++;
       }
     }
-    return Promise.resolve(deleted);
+    return deleted;
   }
 
   /** Finished records whose key starts with `prefix` (a run id, say), in key order. */
   list(prefix: string): Promise<EffectRecord[]> {
-    const keys = [...this.entries.keys()].filter((k) => k.startsWith(prefix)).sort();
-    return Promise.resolve(keys.map((k) => this.finished(k)).filter((r): r is EffectRecord => r !== undefined));
+    return settle(() => {
+      checkStorable(prefix, 'prefix');
+      const keys = [...this.entries.keys()].filter((k) => k.startsWith(prefix)).sort();
+      return keys.map((k) => this.finished(k)).filter((r): r is EffectRecord => r !== undefined);
+    });
   }
 
   /** Nothing to release; present so every store can be closed alike. */
@@ -207,6 +217,10 @@ function toRecord(key: string, done: Finished): EffectRecord {
 }
 
 // The methods answer with promises, never synchronous throws, so a caller's .catch sees every refusal.
-function rejection(error: unknown): Promise<never> {
-  return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+function settle<T>(work: () => T): Promise<T> {
+  try {
+    return Promise.resolve(work());
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
 }

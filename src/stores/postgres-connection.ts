@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { EffectStoreError } from '../errors/errors.js';
 import { ensurePgSchema } from './postgres-schema.js';
+import { checkPostgresUrl } from './postgres-url.js';
 
 /** Connect timeout of pools the store creates, in ms: an unreachable server fails the call fast. Default 3000. */
 export const DEFAULT_PG_CONNECT_TIMEOUT_MS = 3000;
@@ -37,6 +38,7 @@ export class PgConnection {
     } else {
       const config: pg.PoolConfig = { connectionTimeoutMillis: DEFAULT_PG_CONNECT_TIMEOUT_MS, ...source.pool };
       if (source.connectionString !== undefined) config.connectionString = source.connectionString;
+      if (config.connectionString !== undefined) checkPostgresUrl(config.connectionString);
       this.pool = new pg.Pool(config);
       this.ownsPool = true;
       // An idle connection dropped by the server must not crash the process; the next query reconnects.

@@ -3,10 +3,10 @@ import type { ClaimRequest, ClaimResult, ClaimToken, EffectClaims, EffectRecord 
 import type { EffectRecordInput, FencedResult, IEffectStore } from './effect-store.js';
 import { toRecordColumns } from './effect-row.js';
 import { PgConnection, type PgPoolSource } from './postgres-connection.js';
-import { quoteIdentifier } from './postgres-schema.js';
+import { quoteIdentifier, quoteTableName } from './postgres-schema.js';
 import { pgStatements, toRecord, type PgRecordRow, type PgStatements } from './postgres-statements.js';
 import { DEFAULT_RETENTION_MS, type RetentionOptions } from './retention.js';
-import { HASHED_KEY_PREFIX, prefixUpperBound, storageKey } from './storage-key.js';
+import { checkStorable, checkStorableFields, HASHED_KEY_PREFIX, prefixUpperBound, storageKey } from './storage-key.js';
 import { checkClaimRequest, checkLease, checkPruneLimit, msOption, RETENTION_RANGE } from './store-options.js';
 
 /** Options of {@link PostgresEffectStore}. */
@@ -39,7 +39,7 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims {
     const opts: PostgresEffectStoreOptions = typeof options === 'string' ? { connectionString: options } : options;
     const schema = opts.schema ?? 'public';
     const table = opts.table ?? 'chamvi_effects';
-    const qualified = `${quoteIdentifier(schema, 'schema name')}.${quoteIdentifier(table, 'table name')}`;
+    const qualified = `${quoteIdentifier(schema, 'schema name')}.${quoteTableName(table)}`;
     this.sql = pgStatements(qualified);
     this.conn = new PgConnection(opts, schema, table);
     this.retentionMs = msOption(
@@ -53,12 +53,14 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims {
 
   /** The finished record for `key`, or `undefined` (also when it has expired). */
   async get(key: string): Promise<EffectRecord | undefined> {
+    checkStorable(key);
     const rows = await this.query<PgRecordRow>(this.sql.get, [storageKey(key)]);
     return rows[0] === undefined ? undefined : checked(key, rows[0]);
   }
 
   /** First writer wins: writes the record unless one is finished (an open claim is finished by it); returns the stored one. */
   async put(key: string, record: EffectRecordInput): Promise<EffectRecord> {
+    checkStorableFields(key, record);
     for (let tries = 0; ; tries++) {
       const rows = await this.query<PgRecordRow>(this.sql.put, [storageKey(key), key, ...this.cols(record)]);
       if (rows[0] !== undefined) return checked(key, rows[0]);
@@ -70,6 +72,7 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims {
 
   async claim(key: string, request: ClaimRequest): Promise<ClaimResult> {
     const lease = checkClaimRequest(key, request);
+    checkStorableFields(key, request);
     const id = storageKey(key);
     const values: unknown[] = [id, key, request.owner, lease, request.toolName];
     values.push(request.runId ?? null, request.attempt ?? null, request.fingerprint ?? null);
@@ -95,17 +98,21 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims {
   }
 
   async complete(token: ClaimToken, record: EffectRecordInput): Promise<FencedResult> {
+    checkStorableFields(token.key, { ...record, owner: token.owner });
     const rows = await this.query<PgRecordRow>(this.sql.complete, [...tokenValues(token), ...this.cols(record)]);
     return rows[0] === undefined ? this.lost(token.key) : { status: 'ok', record: checked(token.key, rows[0]) };
   }
 
   async release(token: ClaimToken): Promise<FencedResult> {
+    checkStorableFields(token.key, token);
     const rows = await this.query(this.sql.release, tokenValues(token));
     return rows.length === 0 ? this.lost(token.key) : { status: 'ok' };
   }
 
   async renew(token: ClaimToken, leaseMs: number): Promise<FencedResult> {
-    const rows = await this.query(this.sql.renew, [...tokenValues(token), checkLease(token.key, leaseMs)]);
+    const lease = checkLease(token.key, leaseMs);
+    checkStorableFields(token.key, token);
+    const rows = await this.query(this.sql.renew, [...tokenValues(token), lease]);
     return rows.length === 0 ? this.lost(token.key) : { status: 'ok' };
   }
 
@@ -124,6 +131,7 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims {
 
   /** Finished, unexpired records whose key starts with `prefix` (a run id, say), in key order. */
   async list(prefix: string): Promise<EffectRecord[]> {
+    checkStorable(prefix, 'prefix');
     const hashedEnd = prefixUpperBound(HASHED_KEY_PREFIX);
     const values = [prefix, prefixUpperBound(prefix), HASHED_KEY_PREFIX, hashedEnd];
     const rows = await this.query<PgRecordRow>(this.sql.list, values);

@@ -20,14 +20,40 @@ const COLUMNS: Readonly<Record<string, string>> = {
   expires_at: 'timestamp with time zone',
 };
 
-/** Quotes a schema or table name after checking it: letters, digits, underscores, at most 63. */
-export function quoteIdentifier(name: string, what: string): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(name)) {
+/** Longest identifier PostgreSQL keeps: longer ones are silently truncated to 63 bytes. */
+const MAX_PG_IDENTIFIER = 63;
+
+/** Suffixes of the index names derived from the table name. */
+export const INDEX_SUFFIXES = { expiresAt: '_expires_at', claims: '_claims' } as const;
+
+/**
+ * Longest table name, 52: the table name plus its longest derived suffix (`_expires_at`) must fit
+ * in PostgreSQL's 63 bytes, or the index name would be truncated, and for a 63-character table it
+ * would be truncated to the table's own name and collide with it.
+ */
+export const MAX_PG_TABLE_NAME_LENGTH =
+  MAX_PG_IDENTIFIER - Math.max(...Object.values(INDEX_SUFFIXES).map((suffix) => suffix.length));
+
+/**
+ * Quotes a schema or table name after checking it: letters, digits, underscores, at most `max`
+ * characters (63 for a schema, {@link MAX_PG_TABLE_NAME_LENGTH} for a table).
+ */
+export function quoteIdentifier(name: string, what: string, max = MAX_PG_IDENTIFIER): string {
+  if (typeof name !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || name.length > max) {
+    const why =
+      typeof name === 'string' && name.length > max && max < MAX_PG_IDENTIFIER
+        ? ` (its index names add up to ${MAX_PG_IDENTIFIER - max} characters, and PostgreSQL truncates names beyond ${MAX_PG_IDENTIFIER})`
+        : '';
     throw new EffectStoreSchemaError(
-      `Invalid ${what} "${name}": use 1 to 63 letters, digits or underscores, not starting with a digit.`,
+      `Invalid ${what} "${String(name).slice(0, 80)}": use 1 to ${max} letters, digits or underscores, not starting with a digit${why}.`,
     );
   }
   return `"${name}"`;
+}
+
+/** {@link quoteIdentifier} for the table name: at most {@link MAX_PG_TABLE_NAME_LENGTH} characters. */
+export function quoteTableName(table: string): string {
+  return quoteIdentifier(table, 'table name', MAX_PG_TABLE_NAME_LENGTH);
 }
 
 /**
@@ -41,7 +67,7 @@ export function quoteIdentifier(name: string, what: string): string {
  * @throws EffectStoreSchemaError when an existing table lacks a column or types one differently.
  */
 export async function ensurePgSchema(client: PoolClient, schema: string, table: string): Promise<void> {
-  const qualified = `${quoteIdentifier(schema, 'schema name')}.${quoteIdentifier(table, 'table name')}`;
+  const qualified = `${quoteIdentifier(schema, 'schema name')}.${quoteTableName(table)}`;
   await client.query('BEGIN');
   try {
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`chamvi_effects:${schema}.${table}`]);
@@ -70,7 +96,7 @@ export async function ensurePgSchema(client: PoolClient, schema: string, table: 
           expires_at timestamptz
         )`);
       await client.query(
-        `CREATE INDEX ${quoteIdentifier(`${table}_expires_at`.slice(0, 63), 'index name')} ON ${qualified} (expires_at) WHERE origin IS NOT NULL`,
+        `CREATE INDEX ${quoteIdentifier(table + INDEX_SUFFIXES.expiresAt, 'index name')} ON ${qualified} (expires_at) WHERE origin IS NOT NULL`,
       );
     } else {
       const types = new Map(found.rows.map((c) => [c.column_name, c.data_type]));

@@ -22,7 +22,7 @@ import {
 import { checkIdentifier } from './sqlite-schema.js';
 import { toRecord, type SqliteRow, type SqliteStatements } from './sqlite-statements.js';
 import { parseStoreSpec } from './store-spec.js';
-import { HASHED_KEY_PREFIX, prefixUpperBound, storageKey } from './storage-key.js';
+import { checkStorable, checkStorableFields, HASHED_KEY_PREFIX, prefixUpperBound, storageKey } from './storage-key.js';
 
 /** Options of {@link SqliteEffectStore}. */
 export interface SqliteEffectStoreOptions extends RetentionOptions {
@@ -74,12 +74,14 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims {
   }
 
   /** The finished record for `key`, or `undefined` (also when it has expired). */
-  get(key: string): Promise<EffectRecord | undefined> {
+  async get(key: string): Promise<EffectRecord | undefined> {
+    checkStorable(key);
     return this.conn.run((sql) => this.finished(sql, key));
   }
 
   /** First writer wins: writes the record unless one is finished (an open claim is finished by it); returns the stored one. */
-  put(key: string, record: EffectRecordInput): Promise<EffectRecord> {
+  async put(key: string, record: EffectRecordInput): Promise<EffectRecord> {
+    checkStorableFields(key, record);
     return this.conn.run((sql) =>
       this.conn.tx(() => {
         const row = sql.put.get({ ...this.recordParams(record), id: storageKey(key), key });
@@ -90,6 +92,7 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims {
 
   async claim(key: string, request: ClaimRequest): Promise<ClaimResult> {
     const lease = checkClaimRequest(key, request);
+    checkStorableFields(key, request);
     return this.conn.run((sql) =>
       this.conn.tx((): ClaimResult => {
         const acquired = sql.claim.get({
@@ -117,7 +120,8 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims {
     );
   }
 
-  complete(token: ClaimToken, record: EffectRecordInput): Promise<FencedResult> {
+  async complete(token: ClaimToken, record: EffectRecordInput): Promise<FencedResult> {
+    checkStorableFields(token.key, { ...record, owner: token.owner });
     return this.conn.run((sql) =>
       this.conn.tx((): FencedResult => {
         const row = sql.complete.get({ ...this.recordParams(record), ...tokenParams(token) });
@@ -128,12 +132,14 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims {
     );
   }
 
-  release(token: ClaimToken): Promise<FencedResult> {
+  async release(token: ClaimToken): Promise<FencedResult> {
+    checkStorableFields(token.key, token);
     return this.fenced(token, (sql) => sql.release.get(tokenParams(token)));
   }
 
   async renew(token: ClaimToken, leaseMs: number): Promise<FencedResult> {
     const lease = checkLease(token.key, leaseMs);
+    checkStorableFields(token.key, token);
     return this.fenced(token, (sql) => sql.renew.get({ ...tokenParams(token), lease }));
   }
 
@@ -151,7 +157,8 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims {
   }
 
   /** Finished, unexpired records whose key starts with `prefix` (a run id, say), in key order. */
-  list(prefix: string): Promise<EffectRecord[]> {
+  async list(prefix: string): Promise<EffectRecord[]> {
+    checkStorable(prefix, 'prefix');
     return this.conn.run((sql) => {
       const rows = sql.list.all({
         p: prefix,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { EffectKeyNotStorableError } from '../errors/errors.js';
 
 /**
  * Longest effect key, in UTF-8 bytes, that the durable stores use verbatim as their primary key:
@@ -36,4 +37,43 @@ export function isHashedKey(key: string): boolean {
  */
 export function prefixUpperBound(prefix: string): string {
   return prefix + String.fromCodePoint(0x10ffff);
+}
+
+/**
+ * Refuses a key (or a text field of a record or claim) that a store cannot keep as given: one with
+ * a NUL character (U+0000). PostgreSQL text cannot hold NUL at all, and SQLite's text functions stop
+ * at it, so every store refuses it alike, before anything is written: a key that works on the
+ * memory store in a test must not fail only in production.
+ *
+ * @throws EffectKeyNotStorableError naming the field and the key (NUL shown as `\u0000`).
+ */
+export function checkStorable(key: string, field = 'key', value: unknown = key): void {
+  if (typeof value !== 'string' || !value.includes('\u0000')) return;
+  const shown = JSON.stringify(key.length > 80 ? `${key.slice(0, 80)}…` : key);
+  const what =
+    field === 'key'
+      ? `Effect key ${shown}`
+      : field === 'prefix'
+        ? `Key prefix ${shown}`
+        : `The ${field} of effect ${shown}`;
+  throw new EffectKeyNotStorableError(
+    `${what} contains a NUL character (U+0000), which effect stores cannot keep (PostgreSQL text cannot hold it); nothing was written and nothing was applied. Build the key without NUL: fix effectKey, or the run id or tool name the default key is made of.`,
+  );
+}
+
+/** {@link checkStorable} for a key and the text fields of what is written with it (a record, a claim request). */
+export function checkStorableFields(
+  key: string,
+  fields: {
+    readonly toolName?: unknown;
+    readonly runId?: unknown;
+    readonly fingerprint?: unknown;
+    readonly owner?: unknown;
+  },
+): void {
+  checkStorable(key);
+  checkStorable(key, 'tool name', fields.toolName);
+  checkStorable(key, 'run id', fields.runId);
+  checkStorable(key, 'fingerprint', fields.fingerprint);
+  checkStorable(key, 'owner token', fields.owner);
 }

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import {
+  EffectKeyNotStorableError,
   InvalidClaimRequestError,
   InvalidEffectStoreSpecError,
   MAX_LEASE_MS,
@@ -346,6 +347,34 @@ export function effectStoreConformance(harness: StoreHarness): void {
       const expected: unknown = JSON.parse(JSON.stringify(result));
       expect(done.record?.result).toEqual(expected);
       expect((await store.get('nested'))?.result).toEqual(expected);
+    });
+
+    it('a NUL character in a key or in the text of a record or claim is refused before anything is written', async () => {
+      const store = await fresh();
+      const nul = 'run-1:comment:a\u0000b';
+      const refusals: Array<[Promise<unknown>, RegExp]> = [
+        [store.get(nul), /Effect key "run-1:comment:a\\u0000b" contains a NUL character/],
+        [store.put(nul, input(1)), /Effect key .* contains a NUL/],
+        [store.claim(nul, request('A')), /Effect key .* contains a NUL/],
+        [store.list('run-1:\u0000'), /Key prefix .* contains a NUL/],
+        [store.claim('k', { ...request('A'), runId: 'run\u0000' }), /The run id of effect "k" contains a NUL/],
+        [store.claim('k', { ...request('A'), toolName: 'c\u0000' }), /The tool name of effect "k" contains a NUL/],
+        [store.put('k', input(1, { fingerprint: '\u0000' })), /The fingerprint of effect "k" contains a NUL/],
+      ];
+      for (const [refused, message] of refusals) {
+        const error = await refused.then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(EffectKeyNotStorableError.isInstance(error)).toBe(true);
+        expect((error as EffectKeyNotStorableError).retryable).toBe(false);
+        expect((error as Error).message).toMatch(message);
+      }
+      expect(await store.get('k')).toBeUndefined();
+      expect(await store.claim('k', request('B'))).toMatchObject({ status: 'acquired', takeover: false });
+      const token = await acquire(store, 'k2', 'A');
+      await expect(store.complete(token, input(1, { runId: 'r\u0000' }))).rejects.toThrow(EffectKeyNotStorableError);
+      expect(await store.complete(token, input('clean'))).toMatchObject({ status: 'ok' });
     });
 
     it('512-byte and unicode keys are kept exactly', async () => {

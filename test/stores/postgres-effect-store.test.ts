@@ -1,6 +1,11 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
+import { z } from 'zod';
 import {
+  applyEffect,
+  createToolContext,
+  defineEffectTool,
+  EffectKeyNotStorableError,
   EffectStoreError,
   EffectStoreSchemaError,
   PostgresEffectStore,
@@ -52,6 +57,41 @@ describe('PostgresEffectStore', () => {
     const failure = store.get('k');
     await expect(failure).rejects.toThrow(EffectStoreSchemaError);
     await expect(failure).rejects.toThrow(/owner is missing;.*fence is text, expected bigint/);
+  });
+
+  it('a 52-character table name gets its full index name; a 53- or 63-character one is refused before use', async () => {
+    const longest = 't'.repeat(52);
+    const store = new PostgresEffectStore({ pool: admin, schema, table: longest });
+    await store.put('k', { toolName: 't', result: 1, origin: 'executed' });
+    const { rows } = await admin.query<{ indexname: string }>(
+      'SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = $2 ORDER BY indexname',
+      [schema, longest],
+    );
+    expect(rows.map((r) => r.indexname)).toContain(`${longest}_expires_at`);
+    for (const table of ['t'.repeat(53), 't'.repeat(63)]) {
+      const open = () => new PostgresEffectStore({ pool: admin, schema, table });
+      expect(open).toThrow(EffectStoreSchemaError);
+      expect(open).toThrow(/use 1 to 52 letters, digits or underscores.*PostgreSQL truncates names beyond 63/);
+    }
+  });
+
+  it('a NUL in an effect key fails the call with EffectKeyNotStorableError, not as unreachable, and applies nothing', async () => {
+    const store = new PostgresEffectStore({ pool: admin, schema, table: 'nul_keys' });
+    let applied = 0;
+    const tool = defineEffectTool({
+      inputSchema: z.object({}),
+      effectKey: () => 'run-1:comment:\u0000',
+      execute: async () => ++applied,
+    });
+    const ctx = createToolContext({ runId: 'run-1', agent: 'tester' });
+    const call = applyEffect(
+      { tool, toolName: 'comment', input: {}, ctx, options: { toolCallId: 't', messages: [], context: ctx } },
+      { store, logger: { warn: () => undefined } },
+    );
+    await expect(call).rejects.toThrow(EffectKeyNotStorableError);
+    await expect(call).rejects.toThrow(/contains a NUL character/);
+    await expect(call).rejects.not.toThrow(/reachable/);
+    expect(applied).toBe(0);
   });
 
   it('stores a hashed primary key for a long key and the full key beside it', async () => {
