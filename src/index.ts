@@ -9,6 +9,7 @@ export {
   EffectStoreError,
   InvalidEffectKeyError,
   InvalidEffectToolError,
+  InvalidToolContextError,
   LegacyContextFieldError,
   ToolNotAllowedError,
   UnsupportedJsonValueError,
@@ -42,6 +43,7 @@ export {
 } from './effects/effect-report.js';
 export {
   createToolContext,
+  guardToolContext,
   type RunData,
   type RunInfo,
   type ToolContext,

@@ -1,5 +1,5 @@
 import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
-import type { ToolContext } from '../context/tool-context.js';
+import { guardToolContext, type ToolContext } from '../context/tool-context.js';
 import { assertNoStrayHooks, EFFECT_TOOL, isEffectTool, type EffectTool } from '../effects/define-effect-tool.js';
 import type { EffectCallReport, EffectLogger } from '../effects/effect-report.js';
 import { applyEffect, type EffectEnv } from '../effects/effect-protocol.js';
@@ -28,8 +28,13 @@ type Options = ToolExecutionOptions<ToolContext>;
  * very same objects, unless `allow` is given: then every call of every tool first asks
  * `allow(toolName)`, and a refused call throws {@link ToolNotAllowedError} before touching the
  * store or the remote. Wrapped tools keep their definition (`description`, `inputSchema`,
- * `contextSchema`, ...) and forward the call options to `execute`, so pass the same ToolContext as
- * `context` when you call them (it is filled in when missing). A streaming `execute` (an async
+ * `contextSchema`, ...) and forward the call options to `execute`; the hooks and `execute` (as
+ * `options.context`) always get `ctx`, so pass the same ToolContext as `context` when you call them.
+ *
+ * `ctx` may be a plain object (`{ run: { runId, ... }, state, artifacts }`): the hooks then get a
+ * guarded view of it, where reading a 0.1 field (`ctx.runId`) throws `LegacyContextFieldError`
+ * instead of reading `undefined` (see `guardToolContext`); `ctx.run.runId` must be a non-empty
+ * string, else `InvalidToolContextError` is thrown here. A streaming `execute` (an async
  * generator function) still streams through the wrapper; its last value is recorded, and a
  * recorded result replays as that single value.
  *
@@ -44,10 +49,11 @@ export function wrapToolsForRun<TOOLS extends ToolSet>(
   allow?: AllowTool,
   options: WrapOptions = {},
 ): TOOLS {
+  const runCtx = guardToolContext(ctx, 'wrapToolsForRun');
   const wrapped: Record<string, unknown> = {};
   for (const [name, tool] of Object.entries(tools)) {
     assertNoStrayHooks(name, tool, 'wrapToolsForRun');
-    if (isEffectTool(tool)) wrapped[name] = wrapEffectTool(name, tool, ctx, { ...options, store }, allow);
+    if (isEffectTool(tool)) wrapped[name] = wrapEffectTool(name, tool, runCtx, { ...options, store }, allow);
     else if (allow !== undefined && typeof tool.execute === 'function')
       wrapped[name] = guardTool(name, tool as AnyTool, allow);
     else wrapped[name] = tool;
@@ -141,9 +147,13 @@ async function* streamEffect(
   if (!yielded) yield resolved.result;
 }
 
+/**
+ * The call options the hooks get: the caller's, with the run's guarded context as `context` (the
+ * caller's may be the unguarded object, or the AI SDK's copy validated against `contextSchema`).
+ */
 function withContext(options: Options | undefined, ctx: ToolContext): Options {
   if (options === undefined) return { toolCallId: 'direct-call', messages: [], context: ctx };
-  return options.context === undefined ? { ...options, context: ctx } : options;
+  return options.context === ctx ? options : { ...options, context: ctx };
 }
 
 function isAsyncGeneratorFunction(fn: unknown): boolean {

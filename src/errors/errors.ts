@@ -44,7 +44,33 @@ export class LegacyContextFieldError extends ChamviError {
   readonly retryable = false;
   constructor(field: string) {
     super(
-      `ctx.${field} was removed in @chamvi/core 0.2: hooks and execute now get the ToolContext. Read ctx.run.${field} instead.`,
+      `ctx.${field} is a field of the 0.1 RunContext (@chamvi/core 0.1); in @chamvi/temporal, effectKey, alreadyApplied and execute get the ToolContext, which keeps it at ctx.run.${field}. Read ctx.run.${field} instead.`,
+    );
+  }
+}
+
+/**
+ * A context handed to `wrapToolsForRun` has no usable `ctx.run.runId` (a 0.1 `RunContext` with a
+ * top-level `runId`, a context without `run`, an empty id). Every effect key of the run starts with
+ * the run id, so the tools cannot be wrapped. Not retryable: the same context fails again.
+ */
+export class InvalidToolContextError extends ChamviError {
+  static override readonly errorName = 'InvalidToolContextError';
+  readonly retryable = false;
+  constructor(where: string, ctx: unknown) {
+    const run = (ctx as { run?: unknown } | null | undefined)?.run;
+    const runId = (run as { runId?: unknown } | null | undefined)?.runId;
+    const got =
+      typeof ctx !== 'object' || ctx === null
+        ? `the context is ${ctx === null ? 'null' : typeof ctx}`
+        : typeof run !== 'object' || run === null
+          ? 'the context has no run'
+          : `ctx.run.runId is ${typeof runId === 'string' ? 'an empty string' : runId === null ? 'null' : typeof runId}`;
+    const legacy = Object.hasOwn(ctx ?? {}, 'runId')
+      ? ' It looks like a 0.1 RunContext (ctx.runId): the run id now sits at ctx.run.runId.'
+      : '';
+    super(
+      `${where}: ${got}, but ctx.run.runId must be a non-empty string: every effect key of the run starts with it.${legacy} Build the context with createToolContext({ runId, agent, trigger, state, artifacts }).`,
     );
   }
 }

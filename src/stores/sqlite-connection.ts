@@ -1,4 +1,8 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { ChamviError } from '../errors/chamvi-error.js';
+import { EffectStoreOpenError } from '../errors/errors.js';
 import { ensureSqliteSchema } from './sqlite-schema.js';
 import { sqliteStatements, type SqliteStatements } from './sqlite-statements.js';
 
@@ -6,8 +10,9 @@ import { sqliteStatements, type SqliteStatements } from './sqlite-statements.js'
 const SYNC_BUSY_MS = 20;
 
 /**
- * One connection to an SQLite effect store file: opened (WAL, `synchronous=FULL`, schema created
- * or checked) on first use, with lock waits that keep the event loop running.
+ * One connection to an SQLite effect store file: opened (folder created, WAL, `synchronous=FULL`,
+ * schema created or checked) on first use, with lock waits that keep the event loop running. A
+ * file that cannot be opened fails every call with {@link EffectStoreOpenError} naming its path.
  */
 export class SqliteConnection {
   private db: DatabaseSync | undefined;
@@ -65,7 +70,7 @@ export class SqliteConnection {
 
   private open(): SqliteStatements {
     if (this.sql !== undefined) return this.sql;
-    const db = new DatabaseSync(this.path);
+    const db = this.openFile();
     try {
       db.exec(`PRAGMA busy_timeout = ${SYNC_BUSY_MS}`);
       db.exec('PRAGMA journal_mode = WAL');
@@ -77,9 +82,41 @@ export class SqliteConnection {
     } catch (error) {
       this.db = undefined;
       db.close();
-      throw error;
+      throw ChamviError.isInstance(error) || isBusy(error) ? error : this.cannotOpen(error);
     }
   }
+
+  /**
+   * Opens the file, creating its folder first (like `mkdir -p`): a store path such as
+   * `.chamvi/effects.db` in a fresh checkout must work, not fail every call until someone creates
+   * `.chamvi/`.
+   */
+  private openFile(): DatabaseSync {
+    if (isFilePath(this.path)) {
+      try {
+        mkdirSync(dirname(resolve(this.path)), { recursive: true });
+      } catch (error) {
+        throw this.cannotOpen(error, `its folder ${dirname(resolve(this.path))} cannot be created`);
+      }
+    }
+    try {
+      return new DatabaseSync(this.path);
+    } catch (error) {
+      throw isBusy(error) ? error : this.cannotOpen(error);
+    }
+  }
+
+  private cannotOpen(error: unknown, what = 'it cannot be opened'): EffectStoreOpenError {
+    const reason = error instanceof Error ? error.message : String(error);
+    return new EffectStoreOpenError(
+      `The SQLite effect store at ${resolve(this.path)} cannot be used: ${what} (${reason}). Check that the path names a file in a folder this process may write to (or that can be created), or pick another path.`,
+      { cause: error },
+    );
+  }
+}
+
+function isFilePath(path: string): boolean {
+  return path !== '' && path !== ':memory:' && !path.startsWith('file:');
 }
 
 function isBusy(error: unknown): boolean {

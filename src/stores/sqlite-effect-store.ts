@@ -26,7 +26,11 @@ import { checkStorable, checkStorableFields, HASHED_KEY_PREFIX, prefixUpperBound
 
 /** Options of {@link SqliteEffectStore}. */
 export interface SqliteEffectStoreOptions extends RetentionOptions {
-  /** Database file path, `:memory:`, or an `sqlite:` URL. */
+  /**
+   * Database file path, `:memory:`, or an `sqlite:` URL. Missing parent folders are created when
+   * the file is first opened; a path that cannot be opened fails with `EffectStoreOpenError`
+   * naming it (not retryable).
+   */
   readonly path: string;
   /** Table name (letters, digits, underscores). Default `chamvi_effects`. */
   readonly table?: string;

@@ -1,9 +1,18 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { EffectStoreSchemaError, SqliteEffectStore, type ManagedEffectStore } from '../../src/index.js';
+import { z } from 'zod';
+import {
+  applyEffect,
+  createToolContext,
+  defineEffectTool,
+  EffectStoreOpenError,
+  EffectStoreSchemaError,
+  SqliteEffectStore,
+  type ManagedEffectStore,
+} from '../../src/index.js';
 import { effectStoreConformance } from './conformance.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'chamvi-sqlite-store-'));
@@ -50,6 +59,52 @@ describe('SqliteEffectStore', () => {
     const failure = store.get('k');
     await expect(failure).rejects.toThrow(EffectStoreSchemaError);
     await expect(store.get('k')).rejects.toThrow(/owner is missing;.*fence is TEXT, expected INTEGER/);
+    await store.close();
+  });
+
+  it('creates the missing parent folders of the store path when it first opens the file', async () => {
+    const path = join(dir, 'fresh-checkout', '.chamvi', 'effects.db');
+    const store = new SqliteEffectStore(path);
+    expect(existsSync(dirname(path))).toBe(false);
+    await store.put('k', { toolName: 't', result: 1, origin: 'executed' });
+    expect(existsSync(path)).toBe(true);
+    expect((await store.get('k'))?.result).toBe(1);
+    await store.close();
+  });
+
+  it('a path that cannot be opened fails every call with a non-retryable EffectStoreOpenError naming it, applying nothing', async () => {
+    const blocker = join(dir, 'a-file');
+    writeFileSync(blocker, 'not a folder');
+    const path = join(blocker, 'effects.db');
+    const store = new SqliteEffectStore(path);
+    let applied = 0;
+    const tool = defineEffectTool({ inputSchema: z.object({}), execute: async () => ++applied });
+    const ctx = createToolContext({ runId: 'run-1', agent: 'tester' });
+    const call = () =>
+      applyEffect(
+        { tool, toolName: 'comment', input: {}, ctx, options: { toolCallId: 't', messages: [], context: ctx } },
+        { store, logger: { warn: () => undefined } },
+      );
+    for (const attempt of [call(), call(), store.get('k')]) {
+      const error = await attempt.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(EffectStoreOpenError.isInstance(error)).toBe(true);
+      expect((error as EffectStoreOpenError).retryable).toBe(false);
+      expect((error as Error).message).toContain(`The SQLite effect store at ${path} cannot be used`);
+      expect((error as Error).message).toContain(`its folder ${blocker} cannot be created`);
+    }
+    expect(applied).toBe(0);
+    await store.close();
+  });
+
+  it('a file that is not a database fails with EffectStoreOpenError naming the path', async () => {
+    const path = join(dir, 'not-a-db.db');
+    writeFileSync(path, 'x'.repeat(4096));
+    const store = new SqliteEffectStore(path);
+    await expect(store.get('k')).rejects.toThrow(EffectStoreOpenError);
+    await expect(store.get('k')).rejects.toThrow(`The SQLite effect store at ${path} cannot be used`);
     await store.close();
   });
 
