@@ -35,6 +35,7 @@ export const DEFAULT_STORE_OPTIONS: ToolActivityOptions = {
 export const NON_RETRYABLE_TYPES = [
   'ToolNotAllowedError',
   'InvalidEffectKeyError',
+  'EffectKeyMismatchError',
   'InvalidEffectToolError',
   'UnknownAgentError',
   'UnknownToolError',

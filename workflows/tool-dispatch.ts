@@ -34,6 +34,7 @@ const ANSWERED_TO_MODEL = new Set([
 /** Failure types that mean the worker's setup is wrong; the run fails with the activity's message. */
 const FAILS_RUN = new Set([
   'InvalidEffectKeyError',
+  'EffectKeyMismatchError',
   'InvalidEffectToolError',
   'UnknownAgentError',
   'LegacyContextFieldError',
