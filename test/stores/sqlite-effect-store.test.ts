@@ -85,15 +85,11 @@ describe('SqliteEffectStore', () => {
         { tool, toolName: 'comment', input: {}, ctx, options: { toolCallId: 't', messages: [], context: ctx } },
         { store, logger: { warn: () => undefined } },
       );
-    for (const attempt of [call(), call(), store.get('k')]) {
-      const error = await attempt.then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-      expect(EffectStoreOpenError.isInstance(error)).toBe(true);
-      expect((error as EffectStoreOpenError).retryable).toBe(false);
-      expect((error as Error).message).toContain(`The SQLite effect store at ${path} cannot be used`);
-      expect((error as Error).message).toContain(`its folder ${blocker} cannot be created`);
+    for (const outcome of [await call().catch((e: unknown) => e), await store.get('k').catch((e: unknown) => e)]) {
+      expect(EffectStoreOpenError.isInstance(outcome)).toBe(true);
+      expect((outcome as EffectStoreOpenError).retryable).toBe(false);
+      expect((outcome as Error).message).toContain(`The SQLite effect store at ${path} cannot be used`);
+      expect((outcome as Error).message).toContain(`its folder ${blocker} cannot be created`);
     }
     expect(applied).toBe(0);
     await store.close();
