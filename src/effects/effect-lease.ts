@@ -72,7 +72,8 @@ export async function claimKey(
  * - a lease younger than half its length cannot have been taken over (the store only hands an
  *   expired lease to another attempt), but it can have been ended by a late attempt's
  *   first-writer-wins `put` of the same effect: a read finds that record, which is returned
- *   instead of applying the effect again;
+ *   instead of applying the effect again. Only an attempt that claimed the key before can write
+ *   such a record, so the first claim of a key (fence 1) skips the read;
  * - an older lease is renewed; a lost one stops the call before anything is applied.
  *
  * Between this check and the remote write the call is not protected by the store any more: a
@@ -81,6 +82,7 @@ export async function claimKey(
 export async function assertStillOwner(lease: Lease): Promise<EffectRecord | undefined> {
   if (lease.lost) throw new EffectClaimLostError(lease.token.key);
   if (monotonicNow() - lease.since < lease.leaseMs / 2) {
+    if (lease.token.fence <= 1) return undefined;
     let record: EffectRecord | undefined;
     try {
       record = await lease.store.get(lease.token.key);

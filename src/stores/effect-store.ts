@@ -62,7 +62,11 @@ export interface ClaimRequest {
   readonly fingerprint?: string;
 }
 
-/** Proof of a held claim: owner token plus fence number (grows on every takeover of the key). */
+/**
+ * Proof of a held claim: owner token plus fence number. The first claim of a key has fence 1, and
+ * every later claim of it (after a release, an expiry, a takeover) a higher one: the protocol
+ * relies on both (a fence of 1 means no earlier attempt exists that could record late).
+ */
 export interface ClaimToken {
   readonly key: string;
   readonly owner: string;
