@@ -1,0 +1,92 @@
+import type { Actor } from './actors.js';
+import { actorNamed, claimOf, lastCheck, liveAt, type History } from './history.js';
+import type { Application, DuplicateCause } from './remotes.js';
+
+/** A documented cause found for a second application, with the evidence in words. */
+export interface Explanation {
+  readonly cause: DuplicateCause;
+  readonly because: string;
+}
+
+/**
+ * Why the effect could be applied a second time (`later`, after `earlier`), by the causes the
+ * README documents; empty when none applies. Each cause is checked on the evidence of the
+ * history, strictly, so that a protocol bug cannot hide behind it:
+ *
+ * - `crash-window`: the earlier attempt's effect landed, the later attempt claimed the key only
+ *   after that, and still no record was durable when it made its last check: the earlier process
+ *   died, froze, or lost or delayed its record write in between.
+ * - `cut-off-past-lease`: one of the two attempts executed under a live claim, its lease then ran
+ *   out while it was cut off from the store (paused, or a renewal still unanswered when the lease
+ *   ended), its write landed after that, and the other attempt claimed the key after the lease ended.
+ * - `abort-grace-exceeded`: one attempt's `execute` was still running when the other claimed the
+ *   key, at least `abortGraceMs` after its signal aborted (the protocol's documented cap).
+ */
+export function explainDuplicate(h: History, earlier: Application, later: Application): Explanation[] {
+  const p = actorNamed(h, earlier.by);
+  const q = actorNamed(h, later.by);
+  if (p === undefined || q === undefined || p === q) return [];
+  const found: Explanation[] = [];
+  const window = crashWindow(h, p, earlier, q);
+  if (window !== undefined) found.push({ cause: 'crash-window', because: window });
+  for (const [zombie, landed, other] of [
+    [p, earlier, q],
+    [q, later, p],
+  ] as const) {
+    const cut = cutOffPastLease(h, zombie, landed, other);
+    if (cut !== undefined) found.push({ cause: 'cut-off-past-lease', because: cut });
+    const grace = abortGraceExceeded(h, zombie, other);
+    if (grace !== undefined) found.push({ cause: 'abort-grace-exceeded', because: grace });
+  }
+  return found;
+}
+
+function crashWindow(h: History, p: Actor, applied: Application, q: Actor): string | undefined {
+  const checked = lastCheck(h, q).arrivedAt;
+  const durable = h.ledger.durable;
+  if (durable !== undefined && durable.at < checked) return undefined;
+  const qClaim = claimOf(h, q);
+  if (qClaim === undefined || qClaim.acquiredAt < applied.at) return undefined;
+  const diedAt = p.process.diedAt;
+  const write = h.ledger.requests.find(
+    (r) => r.by === p.name && (r.op === 'complete' || r.op === 'put') && r.sentAt >= applied.at,
+  );
+  const fate =
+    diedAt !== undefined && diedAt <= checked
+      ? `its process died at ${diedAt} ms`
+      : write === undefined || write.sentAt >= checked
+        ? `it had not sent its record yet${p.process.pauseIntervals().some((x) => x.to > applied.at && x.from < checked) ? ' (its process was frozen)' : ''}`
+        : write.arrivedAt === undefined
+          ? `its ${write.op} sent at ${write.sentAt} ms was lost`
+          : `its ${write.op} sent at ${write.sentAt} ms arrived only at ${write.arrivedAt} ms`;
+  return `${p.name}'s effect landed at ${applied.at} ms and ${fate}; ${q.name} claimed the key at ${qClaim.acquiredAt} ms and checked at ${checked} ms with no record durable`;
+}
+
+function cutOffPastLease(h: History, zombie: Actor, landed: Application, other: Actor): string | undefined {
+  const claim = claimOf(h, zombie);
+  const otherClaim = claimOf(h, other);
+  if (claim === undefined || otherClaim === undefined || zombie.executeStartedAt === undefined) return undefined;
+  if (claim.ended !== undefined && claim.ended.how !== 'taken over') return undefined;
+  if (liveAt(claim, landed.at)) return undefined;
+  const expiredAt = claim.leaseUntil;
+  if (zombie.executeStartedAt >= expiredAt || otherClaim.acquiredAt < expiredAt) return undefined;
+  if (zombie.process.pausedAt(expiredAt)) {
+    return `${zombie.name}'s process was paused when its lease ended (${expiredAt} ms), after its execute started (${zombie.executeStartedAt} ms); its write landed at ${landed.at} ms; ${other.name} claimed the key at ${otherClaim.acquiredAt} ms`;
+  }
+  const unanswered = h.ledger.requests.find(
+    (r) =>
+      r.op === 'renew' && r.owner === zombie.owner && r.sentAt < expiredAt && (r.answeredAt ?? Infinity) >= expiredAt,
+  );
+  if (unanswered === undefined) return undefined;
+  return `${zombie.name}'s renewal sent at ${unanswered.sentAt} ms was still unanswered when its lease ended (${expiredAt} ms; ${unanswered.fault === 'none' ? 'slow link' : unanswered.fault}); its write landed at ${landed.at} ms; ${other.name} claimed the key at ${otherClaim.acquiredAt} ms`;
+}
+
+function abortGraceExceeded(h: History, zombie: Actor, other: Actor): string | undefined {
+  const otherClaim = claimOf(h, other);
+  const { executeStartedAt: started, executeEndedAt: ended, abortedAt } = zombie;
+  if (otherClaim === undefined || started === undefined || abortedAt === undefined) return undefined;
+  const at = otherClaim.acquiredAt;
+  if (started > at || (ended !== undefined && ended <= at)) return undefined;
+  if (at < abortedAt + h.scenario.abortGraceMs) return undefined;
+  return `${zombie.name}'s execute was still running at ${at} ms, when ${other.name} claimed the key, ${at - abortedAt} ms after its signal aborted (cap ${h.scenario.abortGraceMs} ms)`;
+}

@@ -1,0 +1,198 @@
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
+import { Actor, EFFECT_KEY, type FenceOf } from './actors.js';
+import type { History } from './history.js';
+import { judge, type Violation } from './invariants.js';
+import { Network } from './network.js';
+import { Prng } from './prng.js';
+import { createRemote, type DuplicateCause, type RemoteKind } from './remotes.js';
+import { describeScenario, drawScenario, type Scenario } from './scenario.js';
+import { SimProcess } from './sim-process.js';
+import { SimStoreConnection } from './store-connection.js';
+import { StoreLedger } from './store-ledger.js';
+import { ActivityRun, type TemporalWorld } from './temporal-model.js';
+import { Trace } from './trace.js';
+import { VirtualClock } from './virtual-clock.js';
+
+/** What the protocol under test offers, detected once (the simulator runs on older code too). */
+export interface ProtocolFeatures {
+  /** `effectFenceOf`, when the protocol hands `execute` the claim's fence. */
+  readonly fenceOf: FenceOf | undefined;
+  /** The remotes a history can draw (`fenced` only with `fenceOf`). */
+  readonly remotes: readonly RemoteKind[];
+}
+
+/** Detects the protocol's features: `effectFenceOf` is looked up, not imported, so old code loads. */
+export async function detectProtocol(): Promise<ProtocolFeatures> {
+  const module = (await import('../../src/effects/effect-key-of.js')) as Record<string, unknown>;
+  const fenceOf = typeof module['effectFenceOf'] === 'function' ? (module['effectFenceOf'] as FenceOf) : undefined;
+  const remotes: RemoteKind[] = ['marker', 'idempotency-key', 'set', 'no-check'];
+  if (fenceOf !== undefined) remotes.push('fenced');
+  return { fenceOf, remotes };
+}
+
+/** The outcome of one seed. */
+export interface SeedResult {
+  readonly seed: number;
+  readonly scenario: Scenario;
+  readonly violations: readonly Violation[];
+  /** The scenario and every event, readable. */
+  readonly trace: string;
+  /** Applications of the effect on the remote. */
+  readonly applications: number;
+  /** Second applications the remote's strategy admits, by their documented cause. */
+  readonly explained: readonly DuplicateCause[];
+  /** Virtual time the history covered, ms. */
+  readonly virtualMs: number;
+}
+
+/**
+ * Runs the history of `seed`: draws its scenario, builds the world (processes, their store
+ * connections to one `MemoryEffectStore` on the database's clock, the remote, the attempts),
+ * runs it on the virtual clock until every attempt is done, dead or hung, probes the key one lease
+ * and one retry later, checks the invariants, then tears the world down so that nothing of it
+ * (the protocol's process-wide lease keeper included) reaches the next seed.
+ */
+export async function simulate(seed: number, features: ProtocolFeatures): Promise<SeedResult> {
+  const scenario = drawScenario(seed, features.remotes);
+  const clock = new VirtualClock();
+  try {
+    return await run(scenario, clock, features);
+  } finally {
+    clock.uninstall();
+  }
+}
+
+async function run(scenario: Scenario, clock: VirtualClock, features: ProtocolFeatures): Promise<SeedResult> {
+  const { seed, leaseMs } = scenario;
+  const trace = new Trace(() => clock.now());
+  const network = new Network(clock, new Prng(seed, 2), trace, scenario.network);
+  const faultRng = new Prng(seed, 3);
+  const model = new MemoryEffectStore({ now: () => clock.storeNow() });
+  const ledger = new StoreLedger(() => clock.now());
+  const remote = createRemote(scenario.remote, () => clock.now());
+  const actorOf = (owner: string): string => owner.replace(/^owner-/, '');
+
+  const processes = new Map<string, SimProcess>();
+  const connections = new Map<string, SimStoreConnection>();
+  for (const plan of scenario.processes) {
+    const crash = plan.crash !== undefined && 'nth' in plan.crash ? plan.crash : undefined;
+    const process = new SimProcess(plan.name, clock, trace, crash);
+    processes.set(plan.name, process);
+    connections.set(
+      plan.name,
+      new SimStoreConnection(process, model, network, ledger, clock, faultRng, plan.storeFaults, actorOf),
+    );
+    if (plan.crash !== undefined && 'at' in plan.crash) clock.at(plan.crash.at, () => process.kill('SIGKILL'));
+    for (const pause of plan.pauses) clock.at(pause.at, () => process.pause(pause.durationMs));
+  }
+  const world = { scenario, clock, trace, network, remote, fenceOf: features.fenceOf };
+  const actors: Actor[] = [];
+  const workers = [...processes.values()];
+  const temporal: TemporalWorld = {
+    clock,
+    trace,
+    spawn: (plan, origin, on) => {
+      // Temporal hands the task to a worker that polls: a live one, preferably not frozen.
+      const alive = workers.filter((p) => !p.isDead);
+      const polling = alive.filter((p) => !p.pausedAt(clock.now()));
+      const pool = polling.length > 0 ? polling : alive;
+      const process = on ?? pool[Math.floor(plan.worker * pool.length)];
+      const connection = process === undefined ? undefined : connections.get(process.name);
+      if (process === undefined || process.isDead || connection === undefined) return undefined;
+      const actor = new Actor(plan, origin, process, connection, world);
+      actors.push(actor);
+      actor.start();
+      return actor;
+    },
+  };
+  const first = new ActivityRun('run 1', scenario.attempts, scenario.retry, temporal);
+  const runs = [first];
+  first.startAt(0);
+  const { sibling, rerun } = scenario;
+  if (sibling !== undefined) {
+    // The model asked for the same call twice in one step: both activities land on one worker.
+    const twin = new ActivityRun('identical call', [sibling], scenario.retry, temporal, () => actors[0]?.process);
+    runs.push(twin);
+    twin.startAt(1);
+  }
+  if (rerun !== undefined) {
+    const again = new ActivityRun('rerun', rerun.attempts, scenario.retry, temporal);
+    runs.push(again);
+    clock.at(rerun.cancelAt, () => first.cancel());
+    again.startAt(rerun.cancelAt + rerun.afterMs);
+  }
+  for (const step of scenario.wallSteps) {
+    clock.at(step.at, () => {
+      clock.stepWall(step.deltaMs);
+      trace.log(
+        'world',
+        `wall clock steps ${step.deltaMs > 0 ? 'forward' : 'back'} ${Math.abs(step.deltaMs)} ms (now ${clock.wallOffset()} ms off)`,
+      );
+    });
+  }
+
+  // Run until every attempt is done, dead, or hung in its own execute (bounded by a horizon far
+  // past every planned event: the longest planned delays, busy waits and stalls all fit in it).
+  const lastEvent = Math.max(
+    scenario.rerun === undefined ? 0 : scenario.rerun.cancelAt + scenario.rerun.afterMs,
+    ...scenario.processes.flatMap((p) => p.pauses.map((x) => x.at + x.durationMs)),
+  );
+  const attempts = scenario.attempts.length + (scenario.rerun?.attempts.length ?? 0) + 1;
+  const perAttempt = scenario.retry.startToCloseMs + scenario.retry.backoffMs + scenario.busyWaitMs;
+  const horizon = lastEvent + attempts * perAttempt + 60 * leaseMs + scenario.abortGraceMs;
+  const finishedAt = (a: Actor): number | undefined => {
+    if (a.outcome !== undefined) return a.outcome.at;
+    if (a.process.isDead) return a.process.diedAt;
+    if (!a.started) return undefined;
+    // A hung execute keeps its claim until the protocol's cap after the abort, then gives it up.
+    if (a.plan.execute.hangs && a.executeStartedAt !== undefined && a.abortedAt !== undefined) {
+      return a.abortedAt + scenario.abortGraceMs + leaseMs / 6;
+    }
+    return undefined;
+  };
+  await clock.run(horizon, () => runs.every((r) => r.finished) && actors.every((a) => finishedAt(a) !== undefined));
+
+  // The key must be claimable (or recorded) one lease and one retry after the last attempt ended.
+  const ends = actors.map(finishedAt);
+  let probe: History['probe'];
+  if (ends.every((t) => t !== undefined)) {
+    const at = Math.max(clock.now(), ...ends.map((t) => (t ?? 0) + leaseMs + 500));
+    await clock.run(at);
+    const answer = await model.claim(EFFECT_KEY, { owner: 'probe', leaseMs: 0, toolName: 'answer' });
+    probe =
+      answer.status === 'busy'
+        ? { at: clock.now(), answer: 'busy', holder: actorOf(answer.owner), remainingMs: answer.leaseRemainingMs }
+        : { at: clock.now(), answer: answer.status === 'done' ? 'recorded' : 'free' };
+    trace.log(
+      'world',
+      `probe: the key is ${probe.answer}${probe.holder === undefined ? '' : ` (held by ${probe.holder})`}`,
+    );
+  }
+
+  const history: History = { scenario, actors, processes, ledger, remote, ...(probe === undefined ? {} : { probe }) };
+  const { violations, explained } = judge(history);
+  const virtualMs = clock.now();
+
+  // Teardown: every parked or later request fails at once, hung executes throw, signals abort;
+  // then run until every call has settled and no timer is left (the lease keeper's included).
+  network.teardown();
+  for (const p of processes.values()) p.teardown();
+  for (const a of actors) a.teardown();
+  await clock.drain(clock.now() + 100 * leaseMs + scenario.abortGraceMs);
+  const unsettled = actors.filter((a) => a.started && !a.settled);
+  if (unsettled.length > 0 || clock.pendingTimers() > 0) {
+    violations.push({
+      invariant: 'teardown',
+      message: `after teardown ${unsettled.map((a) => a.name).join(', ') || 'no call'} still pending and ${clock.pendingTimers()} timers left: process-wide state would leak into the next seed`,
+    });
+  }
+  return {
+    seed,
+    scenario,
+    violations,
+    trace: [...describeScenario(scenario).map((l) => `    ${l}`), trace.render()].join('\n'),
+    applications: remote.applications.length,
+    explained,
+    virtualMs,
+  };
+}
