@@ -1,6 +1,13 @@
 import { mkdir } from 'node:fs/promises';
 import { z } from 'zod';
-import { checkRemoteEffect, defaultEffectKey, defineEffectTool, pushEffectCommit, runGit } from '../../src/index.js';
+import {
+  checkRemoteEffect,
+  defaultEffectKey,
+  defineEffectTool,
+  effectKeyOf,
+  pushEffectCommit,
+  runGit,
+} from '../../src/index.js';
 import { commitFile, type GitIdentity } from './commit-file.js';
 
 /** What the push tool needs. */
@@ -44,7 +51,10 @@ export interface PushResult {
  *   re-created on retry has a new SHA, so the trailer, not the SHA, identifies the effect);
  * - `execute` builds the commit on the head it checked and pushes with compare-and-swap
  *   (`--force-with-lease=<ref>:<head>`); when someone moved the branch in between it re-checks
- *   and rebuilds on the new head, never forcing over the other commits.
+ *   and rebuilds on the new head, never forcing over the other commits. So an attempt that was
+ *   paused past its lease after its check pushes late against a head that has moved (another
+ *   attempt pushed this effect meanwhile): the push is refused, the re-check finds the other
+ *   attempt's trailer, and nothing is pushed twice.
  */
 export function createGitPushTool(config: GitPushToolConfig) {
   const identity = config.identity ?? { name: 'chamvi-bot', email: 'chamvi-bot@users.noreply.local' };
@@ -65,9 +75,9 @@ export function createGitPushTool(config: GitPushToolConfig) {
       const state = await checkRemoteEffect({ ...target, key });
       return state.commit === undefined ? undefined : { commit: state.commit, branch: config.branch };
     },
-    execute: async ({ path, content, message }, { context }): Promise<PushResult> => {
+    execute: async ({ path, content, message }, options): Promise<PushResult> => {
       await ensureWorkDir();
-      const key = pushEffectKey(context.run.runId, { path, content, message });
+      const key = effectKeyOf(options);
       const pushed = await pushEffectCommit({
         ...target,
         key,
@@ -80,7 +90,7 @@ export function createGitPushTool(config: GitPushToolConfig) {
 
 /**
  * The effect key of a push: `<runId>:git-push:<sha256 of the canonical input>`, the default key's
- * form with a fixed tool name, so `execute` can compute it too (it writes it into the trailer).
+ * form with a fixed tool name (`execute` reads it back with `effectKeyOf` for the trailer).
  */
 export function pushEffectKey(runId: string, call: z.infer<typeof input>): string {
   return defaultEffectKey(runId, 'git-push', call);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEffectTool, idempotentFetch, inputFingerprint } from '../../src/index.js';
+import { defineEffectTool, effectFenceOf, effectKeyOf, idempotentFetch, inputFingerprint } from '../../src/index.js';
 
 /** What the ticket tool needs. */
 export interface TicketToolConfig {
@@ -7,6 +7,14 @@ export interface TicketToolConfig {
   readonly baseUrl: string;
   /** Extra headers (authorization). Kept in the worker, never in run state. */
   readonly headers?: Record<string, string>;
+  /**
+   * The header in which the API accepts a fencing token, if it documents one: the claim's fence
+   * (`effectFenceOf`) is sent there, so the API can refuse the late request of an attempt that was
+   * paused past its lease even after it has forgotten the key. Default: none.
+   */
+  readonly fenceHeader?: string;
+  /** The `fetch` to use (a proxy agent, instrumentation). Default: the global `fetch`. */
+  readonly fetch?: typeof fetch;
 }
 
 const input = z.object({
@@ -23,10 +31,13 @@ export interface TicketResult {
 
 /**
  * An effect tool that opens a ticket through an HTTP API supporting `Idempotency-Key`: the effect
- * key is sent as that header, so after a crash (ticket created, answer lost) the retry gets the
- * first answer replayed and no second ticket. No `alreadyApplied` is needed. A 409 (still in
- * progress) fails retryably, a 422 (key reused with another request) fails for good; see
- * `idempotentFetch`.
+ * key (`effectKeyOf(options)`) is sent as that header, so after a crash (ticket created, answer
+ * lost) the retry gets the first answer replayed and no second ticket; an attempt paused past its
+ * lease that sends its request late gets the replay too, as long as the API remembers the key.
+ * With `fenceHeader`, the claim's fence is sent as well, and an API that checks it refuses the
+ * late request with 412 (`EffectFenceRefusedError`) even after forgetting the key. No
+ * `alreadyApplied` is needed. A 409 (still in progress) fails retryably, a 422 (key reused with
+ * another request) fails for good; see `idempotentFetch`.
  *
  * The key is `<runId>:ticket:<sha256 of the canonical input>`: the same call in the same run is one
  * ticket, and the API, which logs keys, learns nothing of the input from it.
@@ -36,16 +47,20 @@ export function createTicketTool(config: TicketToolConfig) {
     description: 'Opens a ticket in the issue tracker of the operations team.',
     inputSchema: input,
     effectKey: (call, ctx) => ticketEffectKey(ctx.run.runId, call),
-    execute: async (call, { context }): Promise<TicketResult> => {
+    execute: async (call, options): Promise<TicketResult> => {
       const response = await idempotentFetch(
         new URL('/tickets', config.baseUrl),
         {
           method: 'POST',
           headers: { 'content-type': 'application/json', ...config.headers },
           body: JSON.stringify(call),
-          signal: context.run.signal,
+          signal: options.context.run.signal,
         },
-        ticketEffectKey(context.run.runId, call),
+        effectKeyOf(options),
+        {
+          ...(config.fetch ? { fetch: config.fetch } : {}),
+          ...(config.fenceHeader ? { fenceHeader: config.fenceHeader, fence: effectFenceOf(options) } : {}),
+        },
       );
       return (await response.json()) as TicketResult;
     },

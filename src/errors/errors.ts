@@ -191,6 +191,26 @@ export class IdempotentRequestError extends ChamviError {
 }
 
 /**
+ * An HTTP API refused a request sent with the claim's fence number (`idempotentFetch` with
+ * `fenceHeader`), answering 412: it has already accepted a request for this effect key with a
+ * higher fence, that is from a newer attempt that took the key over. This attempt applied nothing
+ * there. Retryable: a retry finds the newer attempt's record (or takes the key over properly).
+ */
+export class EffectFenceRefusedError extends ChamviError {
+  static override readonly errorName = 'EffectFenceRefusedError';
+  readonly retryable = true;
+  constructor(
+    readonly key: string,
+    readonly fence: number,
+    readonly url: string,
+  ) {
+    super(
+      `${url} answered 412 to the request for effect "${key}" with fence ${fence}: a newer attempt of this effect (a higher fence) has already written there, so this attempt applied nothing. Retry; the retry finds the newer attempt's record.`,
+    );
+  }
+}
+
+/**
  * A push with compare-and-swap kept losing: the remote ref moved between the check and the push
  * every time (another writer is active). Nothing was force-pushed over the other writer's
  * commits. Retryable: the next attempt re-checks the ref for the effect's trailer first.

@@ -136,6 +136,14 @@ export type LeasePushResult = 'pushed' | 'ref-moved';
  * only if it does not exist yet): `git push --force-with-lease=refs/heads/<branch>:<expected>`.
  * Resolves `'ref-moved'` when the lease failed (someone else moved the ref; nothing was pushed).
  * Refuses a commit that does not descend from `expected`, so a push never drops other commits.
+ *
+ * The compare is the remote's own: git checks the lease against the ref the remote advertised,
+ * and the remote updates the ref only if it still holds that value when the update lands (a ref
+ * transaction with the old value). So a push that stalls anywhere (a paused process, a slow
+ * network, a hook) while another push moves the ref is refused by the remote, reported as
+ * `[remote rejected] (... is at <sha> but expected <sha>)`, which also resolves `'ref-moved'`.
+ * The compare sees values, not history: a ref moved away and force-pushed back to `expected`
+ * (A-B-A) lets the late push through.
  * @throws GitCommandError for any other failure (network, hooks, permissions).
  */
 export async function pushWithLease(
@@ -158,6 +166,9 @@ export async function pushWithLease(
   if (out.exitCode === 0) return 'pushed';
   const rejected = out.stdout.split('\n').find((l) => l.startsWith('!') && l.includes(`:${ref}`));
   if (rejected !== undefined && /stale info|fetch first|non-fast-forward|already exists/.test(rejected))
+    return 'ref-moved';
+  // The ref moved after the remote advertised it: the remote's own old-value check refused the update.
+  if (rejected !== undefined && /remote rejected/.test(rejected) && movedUnderneath(ref, out.stderr))
     return 'ref-moved';
   throw new GitCommandError(args, out.exitCode, `${out.stderr}\n${out.stdout}`);
 }
@@ -183,6 +194,13 @@ export interface EffectPushResult {
  *    in between, go back to 1: re-check, rebuild on the new head, never force over it.
  *
  * After `maxRounds` (default 5) lost races it throws {@link RemoteRefContendedError} (retryable).
+ *
+ * Why a paused attempt cannot push twice: its push carries the head it checked. If it was paused
+ * past its lease between step 1 and 3 while another attempt pushed this effect, the branch has
+ * moved, the remote refuses the late push, and round 2's check finds the other attempt's trailer
+ * (`already-applied`). The one hole is A-B-A: someone force-pushes the branch back to exactly the
+ * head the paused attempt checked, dropping the other attempt's commit; then the late push lands.
+ * The claim's fence is not needed: the expected head is the fence.
  */
 export async function pushEffectCommit(
   target: RemoteBranch & {
@@ -205,6 +223,17 @@ export async function pushEffectCommit(
     if (pushed === 'pushed') return { status: 'pushed', commit, rounds: round };
   }
   throw new RemoteRefContendedError(`${target.remote} refs/heads/${target.branch}`, maxRounds);
+}
+
+/** Whether the remote's error output says `ref` was not at the value the push expected. */
+function movedUnderneath(ref: string, stderr: string): boolean {
+  return stderr
+    .split('\n')
+    .some(
+      (line) =>
+        line.includes(ref) &&
+        (/is at [0-9a-f]{7,} but expected [0-9a-f]{7,}/.test(line) || /reference already exists/.test(line)),
+    );
 }
 
 function privateRef(target: RemoteBranch): string {

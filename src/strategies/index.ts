@@ -29,6 +29,7 @@ export {
   type RemoteEffectState,
 } from './git-remote-state.js';
 export { IDEMPOTENCY_KEY_HEADER, idempotentFetch, type IdempotentFetchOptions } from './idempotent-fetch.js';
+export { EffectFenceRefusedError } from '../errors/errors.js';
 export { publishOnce, type JetStreamPublisher, type PublishOnceResult } from './jetstream-publish.js';
 export { defineSetEffectTool } from './set-semantics.js';
 export { effectOutcomeUnknown, reconcileRemote, verdict, type RemoteVerdict } from './outcome-unknown.js';

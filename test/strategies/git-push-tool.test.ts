@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   checkRemoteEffect,
   commitWithEffectTrailer,
   EFFECT_TRAILER,
+  effectTrailersOf,
   MemoryEffectStore,
   pushEffectCommit,
   pushWithLease,
@@ -16,6 +18,7 @@ import {
 import { commitFile } from '../../examples/git/commit-file.js';
 import { createGitPushTool, pushEffectKey } from '../../examples/git/push-tool.js';
 import { attempt, crashAfterEffect } from './crash-after-effect.js';
+import { runAttempt, startPausedAttempt, type PausedAttempt } from './paused-attempt.js';
 
 const identity = { name: 'tester', email: 'tester@example.invalid' };
 const idEnv = {
@@ -194,4 +197,116 @@ describe('git remote state: trailer + compare-and-swap push', () => {
     expect(withEffectTrailer('msg\n', 'a:b')).toBe('msg\n\nChamvi-Effect: a:b\n');
     expect(() => withEffectTrailer('m', 'a\nChamvi-Effect: b')).toThrow(TypeError);
   });
+});
+
+/** Every later update of a ref of `remote` is appended to `<remote>/updates.log` as `old new ref`. */
+async function logRefUpdates(remote: string): Promise<() => Promise<string[]>> {
+  const hook = join(remote, 'hooks', 'post-receive');
+  await writeFile(hook, `#!/bin/sh\ncat >> "$GIT_DIR/updates.log"\n`);
+  await chmod(hook, 0o755);
+  return async () =>
+    (await readFile(join(remote, 'updates.log'), 'utf8').catch(() => '')).split('\n').filter((l) => l.trim() !== '');
+}
+
+describe('git: an attempt paused past its lease between its check and its push', () => {
+  const LEASE = 400;
+  let paused: PausedAttempt | undefined;
+  afterAll(() => paused?.kill());
+
+  it("pushes late against the head it checked: the remote refuses it, the re-check finds the other attempt's trailer, one push of the effect", async () => {
+    const { remote, other } = await repos();
+    await otherPushes(other, 'base');
+    const updates = await logRefUpdates(remote);
+    const input = { path: 'docs/paused.md', content: 'once\n', message: 'Add paused notes' };
+    const setup = {
+      spec: {
+        kind: 'git' as const,
+        workDir: join(root, `paused-a-${counter}.git`),
+        remote,
+        branch: 'main',
+        committer: 'worker-a',
+      },
+      storePath: join(root, `paused-${counter}.db`),
+      leaseMs: LEASE,
+      runId: 'run-git-paused',
+      toolName: 'git-push',
+      input,
+    };
+    const key = pushEffectKey('run-git-paused', input);
+
+    // A checked the remote (no trailer), built its commit on the head it saw, and is stopped in `git push`.
+    paused = await startPausedAttempt(setup);
+    // B takes the key over once A's lease has run out, finds nothing remotely, and pushes.
+    const workB = join(root, `paused-b-${counter}.git`);
+    const b = await runAttempt({ ...setup, spec: { ...setup.spec, workDir: workB, committer: 'worker-b' } });
+    expect(b).toMatchObject({ ok: true, outcome: 'executed' });
+    const pushedByB = (b.result as { commit: string }).commit;
+    expect(await commitsWithKey(remote, key)).toEqual([pushedByB]);
+
+    const a = await paused.resume();
+    expect(await paused.pushLog()).toBe('held\nreleased\n'); // A's push really ran, late, and only once
+    expect(a.ok).toBe(true);
+    expect((a.result as { commit: string }).commit).toBe(pushedByB);
+    expect(a.fence).toBeLessThan(b.fence!);
+    // The remote: B's commit is still there, and the effect was pushed exactly once.
+    expect(await commitsWithKey(remote, key)).toEqual([pushedByB]);
+    const withKey = [];
+    for (const line of await updates()) {
+      const [, next] = line.split(' ');
+      if ((await effectTrailersOf({ cwd: remote, commit: next! })).includes(key)) withKey.push(next);
+    }
+    expect(withKey).toEqual([pushedByB]);
+  }, 60_000);
+});
+
+describe('pushWithLease: a push stalled inside the remote while another push lands', () => {
+  /** A pre-receive hook that holds the first push after `arm()` until `release()`. */
+  async function holdFirstPush(remote: string) {
+    const hook = join(remote, 'hooks', 'pre-receive');
+    await writeFile(
+      hook,
+      [
+        '#!/bin/sh',
+        'if mv "$GIT_DIR/hold" "$GIT_DIR/held" 2>/dev/null; then',
+        '  while [ ! -e "$GIT_DIR/release" ]; do sleep 0.01; done',
+        'fi',
+        'cat > /dev/null',
+        '',
+      ].join('\n'),
+    );
+    await chmod(hook, 0o755);
+    return {
+      arm: () => writeFile(join(remote, 'hold'), ''),
+      held: async () => {
+        while (!existsSync(join(remote, 'held'))) await new Promise((r) => setTimeout(r, 10));
+      },
+      release: () => writeFile(join(remote, 'release'), ''),
+    };
+  }
+
+  it.each([
+    ['an existing branch (lease: still at the checked head)', true],
+    ['a new branch (lease: must not exist)', false],
+  ])(
+    "on %s, the remote's own old-value check refuses the stalled push: ref-moved, the other push stays",
+    async (_what, existing) => {
+      const { remote, work, other } = await repos();
+      const base = existing ? await otherPushes(other, 'base') : undefined;
+      if (base !== undefined) await runGit(['fetch', '--quiet', remote, 'main'], { cwd: work });
+      const commit = (name: string) =>
+        commitFile({ cwd: work, parent: base, path: name, content: name, message: name, key: `k-${name}`, identity });
+      const [stalled, landing] = [await commit('a'), await commit('b')];
+      const gate = await holdFirstPush(remote);
+      const target = { cwd: work, remote, branch: 'main' };
+
+      await gate.arm();
+      const late = pushWithLease({ ...target, commit: stalled, expected: base });
+      await gate.held(); // the lease was checked against the advertised ref; the update waits in the hook
+      await expect(pushWithLease({ ...target, commit: landing, expected: base })).resolves.toBe('pushed');
+      await gate.release();
+
+      await expect(late).resolves.toBe('ref-moved');
+      expect(await remoteHead(target)).toBe(landing);
+    },
+  );
 });
