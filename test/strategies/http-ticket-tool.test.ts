@@ -1,8 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { idempotentFetch, MemoryEffectStore } from '../../src/index.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EffectFenceRefusedError, idempotentFetch, MemoryEffectStore } from '../../src/index.js';
 import { createTicketTool, ticketEffectKey } from '../../examples/http/ticket-tool.js';
 import { IdempotentTicketServer } from '../../testing/http/idempotent-server.js';
 import { attempt, crashAfterEffect } from './crash-after-effect.js';
+import { runAttempt, startPausedAttempt, type AttemptSetup, type PausedAttempt } from './paused-attempt.js';
 
 const post = (body: unknown): RequestInit => ({
   method: 'POST',
@@ -77,4 +81,107 @@ describe('ticket tool (Idempotency-Key)', () => {
     expect(api.tickets.filter((t) => t.title === 'Cert expires')).toHaveLength(1);
     expect(ticketEffectKey('run-http-2', input)).toMatch(/^run-http-2:ticket:[0-9a-f]{64}$/);
   });
+});
+
+describe('idempotentFetch with a fence header', () => {
+  const api = new IdempotentTicketServer({ fenceHeader: 'Chamvi-Fence' });
+  beforeAll(() => api.start());
+  afterAll(() => api.stop());
+  const fenced = (fence: number | undefined) => ({ fenceHeader: 'Chamvi-Fence', fence });
+
+  it('sends the fence; a lower fence than one the API accepted for the key is EffectFenceRefusedError (retryable), applying nothing', async () => {
+    const before = api.tickets.length;
+    await idempotentFetch(`${api.url}/tickets`, post({ title: 'f' }), 'k-fence', fenced(2));
+    const refused = await idempotentFetch(`${api.url}/tickets`, post({ title: 'f' }), 'k-fence', fenced(1)).catch(
+      (e: unknown) => e,
+    );
+    expect(EffectFenceRefusedError.isInstance(refused)).toBe(true);
+    expect(refused).toMatchObject({ retryable: true, fence: 1, key: 'k-fence' });
+    expect((refused as Error).message).toContain('a newer attempt');
+    // the same or a higher fence passes the check and gets the replay
+    const again = await idempotentFetch(`${api.url}/tickets`, post({ title: 'f' }), 'k-fence', fenced(3));
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(api.tickets.length).toBe(before + 1);
+    expect(api.fenceRefusals).toBe(1);
+  });
+
+  it('an undefined fence (a store without claims) sends no fence header; a fence without fenceHeader or a bad one is a TypeError', async () => {
+    await idempotentFetch(`${api.url}/tickets`, post({ title: 'g' }), 'k-nofence', fenced(5));
+    const unfenced = await idempotentFetch(`${api.url}/tickets`, post({ title: 'g' }), 'k-nofence', fenced(undefined));
+    expect(unfenced.headers.get('idempotent-replayed')).toBe('true'); // not refused: no fence was sent
+    await expect(idempotentFetch(api.url, post({}), 'k', { fence: 1 })).rejects.toThrow(/needs fenceHeader/);
+    await expect(idempotentFetch(api.url, post({}), 'k', { fenceHeader: 'bad header', fence: 1 })).rejects.toThrow(
+      TypeError,
+    );
+    await expect(idempotentFetch(api.url, post({}), 'k', fenced(0))).rejects.toThrow(/not a fence number/);
+  });
+});
+
+describe('a ticket attempt paused past its lease right before its request (two processes, one SQLite store)', () => {
+  const LEASE = 400;
+  let dir: string;
+  let paused: PausedAttempt | undefined;
+  let n = 0;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'chamvi-http-paused-'));
+  });
+  afterEach(() => paused?.kill());
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  const setupFor = (api: IdempotentTicketServer, fenceHeader?: string): AttemptSetup => ({
+    spec: { kind: 'http', baseUrl: api.url, ...(fenceHeader ? { fenceHeader } : {}) },
+    storePath: join(dir, `store-${++n}.db`),
+    leaseMs: LEASE,
+    runId: `run-http-paused-${n}`,
+    toolName: 'ticket',
+    input: { title: 'Disk full on db-2', priority: 'high' },
+  });
+
+  /** A stops before its request, B takes the key over and opens the ticket, then `between` runs, then A goes on. */
+  async function pausedThenLate(setup: AttemptSetup, between: () => void = () => undefined) {
+    paused = await startPausedAttempt(setup);
+    const b = await runAttempt(setup);
+    expect(b).toMatchObject({ ok: true, outcome: 'executed' });
+    between();
+    const a = await paused.resume();
+    expect(a.fence).toBeLessThan(b.fence!);
+    return { a, b };
+  }
+
+  it("its late request carries the same Idempotency-Key: the API replays the other attempt's ticket (one ticket)", async () => {
+    const api = await new IdempotentTicketServer().start();
+    try {
+      const { a, b } = await pausedThenLate(setupFor(api));
+      expect(api.posts).toBe(2); // A's request really reached the API, after B's
+      expect(api.replays).toBe(1);
+      expect(api.tickets).toHaveLength(1);
+      expect(a).toMatchObject({ ok: true, result: b.result });
+    } finally {
+      await api.stop();
+    }
+  }, 60_000);
+
+  it('with fenceHeader, its late request is refused by the fence even after the API forgot the key (412, one ticket)', async () => {
+    const api = await new IdempotentTicketServer({ fenceHeader: 'Chamvi-Fence' }).start();
+    try {
+      const { a } = await pausedThenLate(setupFor(api, 'Chamvi-Fence'), () => api.expireIdempotencyKeys());
+      expect(api.posts).toBe(2);
+      expect(api.fenceRefusals).toBe(1);
+      expect(api.tickets).toHaveLength(1);
+      expect(a).toMatchObject({ ok: false, error: { name: 'EffectFenceRefusedError' } });
+    } finally {
+      await api.stop();
+    }
+  }, 60_000);
+
+  it("without a fence, its late request after the API forgot the key opens a second ticket: the key's retention bounds the guarantee", async () => {
+    const api = await new IdempotentTicketServer().start();
+    try {
+      const { a } = await pausedThenLate(setupFor(api), () => api.expireIdempotencyKeys());
+      expect(a.ok).toBe(true);
+      expect(api.tickets).toHaveLength(2);
+    } finally {
+      await api.stop();
+    }
+  }, 60_000);
 });
