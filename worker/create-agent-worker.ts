@@ -1,38 +1,92 @@
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkerOptions, type WorkerPlugin } from '@temporalio/worker';
+import type { ManagedEffectStore } from '../src/stores/create-effect-store.js';
+import type { IEffectStore } from '../src/stores/effect-store.js';
 import { chamviPlugin, type ChamviPluginOptions } from './chamvi-plugin.js';
+import { checkEffectStore } from './effect-store-check.js';
+import { workerHealthFromEnv, workerHealthPlugin, type WorkerHealthOptions } from './worker-health.js';
 
 /** What {@link createAgentWorker} takes. */
-export interface AgentWorkerOptions extends ChamviPluginOptions {
+export interface AgentWorkerOptions extends Omit<ChamviPluginOptions, 'store'> {
   readonly taskQueue: string;
-  /** A connection to the Temporal server; default: a new one to `address`. */
+  /**
+   * Where effect results are recorded: a store, or a spec the worker opens with
+   * `createEffectStore` (an SQLite path such as `.chamvi/effects.db`, `sqlite:…`, `postgres://…`,
+   * `memory:`) and closes when its run ends. Either way it is read once before the worker is
+   * created, so a store that cannot be opened fails the start with `EffectStoreUnavailableError`
+   * naming it (an absolute file path, or the URL with its password masked).
+   */
+  readonly store: IEffectStore | string;
+  /** A connection to the Temporal server; default: a new one to `address`, closed when the run ends. */
   readonly connection?: NativeConnection;
   /** Used when no connection is given. Default `TEMPORAL_ADDRESS` or `localhost:7233`. */
   readonly address?: string;
   readonly namespace?: string;
+  /**
+   * Serve `GET /health` while the worker runs (see `workerHealthPlugin`). Default: the port in
+   * `CHAMVI_HEALTH_PORT` (host `CHAMVI_HEALTH_HOST`, default `127.0.0.1`) when set, else none;
+   * `false` turns it off whatever the environment says.
+   */
+  readonly health?: WorkerHealthOptions | false;
   /** Anything else for `Worker.create` (concurrency, interceptors, a prebuilt workflow bundle, ...). */
   readonly workerOptions?: Partial<WorkerOptions>;
 }
 
 /**
- * Creates a Temporal worker that runs the given agents: it registers their activities and bundles
- * the agent workflows (through {@link chamviPlugin}). Run it with `worker.run()` or
- * `worker.runUntil(promise)`.
+ * Creates a Temporal worker that runs the given agents: it checks the effect store, registers the
+ * agents' activities and bundles the agent workflows (through {@link chamviPlugin}). Run it with
+ * `worker.run()` or `worker.runUntil(promise)`; what the worker opened itself (the connection,
+ * a store given as a spec) is closed when that run ends.
+ *
+ * @throws EffectStoreUnavailableError when the store cannot be opened; nothing else is started then.
+ * @throws WorkerHealthError for an unusable `CHAMVI_HEALTH_PORT`.
  */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
-  const connection =
-    options.connection ??
-    (await NativeConnection.connect({
-      address: options.address ?? process.env['TEMPORAL_ADDRESS'] ?? 'localhost:7233',
-    }));
-  const { workerOptions = {} } = options;
-  return Worker.create({
-    ...workerOptions,
-    connection,
-    taskQueue: options.taskQueue,
-    ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
-    plugins: [
-      ...(workerOptions.plugins ?? []),
-      chamviPlugin(workerOptions.workflowBundle !== undefined ? { ...options, workflowsPath: false } : options),
-    ],
-  });
+  const health = options.health === false ? undefined : (options.health ?? workerHealthFromEnv());
+  const checked = await checkEffectStore(options.store);
+  const owned: Array<() => Promise<void>> = [];
+  if (checked.owned) owned.push(() => (checked.store as ManagedEffectStore).close());
+  try {
+    const connection =
+      options.connection ??
+      (await NativeConnection.connect({
+        address: options.address ?? process.env['TEMPORAL_ADDRESS'] ?? 'localhost:7233',
+      }));
+    if (options.connection === undefined) owned.unshift(() => connection.close());
+    const { workerOptions = {} } = options;
+    const plugin = chamviPlugin({
+      ...options,
+      store: checked.store,
+      ...(workerOptions.workflowBundle !== undefined ? { workflowsPath: false } : {}),
+    });
+    return await Worker.create({
+      ...workerOptions,
+      connection,
+      taskQueue: options.taskQueue,
+      ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
+      plugins: [
+        // First, so it wraps the others: what it closes outlives the health endpoint and the run.
+        ...(owned.length > 0 ? [closeWhenDone(owned)] : []),
+        ...(workerOptions.plugins ?? []),
+        ...(health !== undefined ? [workerHealthPlugin(health)] : []),
+        plugin,
+      ],
+    });
+  } catch (error) {
+    for (const close of owned) await close().catch(() => undefined);
+    throw error;
+  }
+}
+
+function closeWhenDone(resources: ReadonlyArray<() => Promise<void>>): WorkerPlugin {
+  return {
+    name: 'chamvi.owned-resources',
+    async runWorker(worker, next) {
+      try {
+        await next(worker);
+      } finally {
+        // The connection first: the worker has shut down, nothing uses it any more.
+        for (const close of resources) await close().catch(() => undefined);
+      }
+    },
+  };
 }

@@ -1,6 +1,16 @@
 // Node-side entry point (`@chamvi/temporal/worker`): worker factory, plugin, activities and client helpers.
 export { chamviPlugin, type ChamviPluginOptions } from './chamvi-plugin.js';
 export { createAgentWorker, type AgentWorkerOptions } from './create-agent-worker.js';
+export { checkEffectStore, EffectStoreUnavailableError, type CheckedStore } from './effect-store-check.js';
+export {
+  workerHealthPlugin,
+  workerHealthFromEnv,
+  WorkerHealthError,
+  HEALTH_PORT_ENV,
+  HEALTH_HOST_ENV,
+  type WorkerHealthOptions,
+  type WorkerHealthReport,
+} from './worker-health.js';
 export { startAgentRun, runAgentWorkflow, type StartAgentRunOptions } from './client.js';
 export { chamviWorkflowsPath } from './workflows-path.js';
 export {
