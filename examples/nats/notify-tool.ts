@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   defineEffectTool,
+  effectKeyOf,
   inputFingerprint,
   publishOnce,
   type JetStreamPublisher,
@@ -14,7 +15,10 @@ export interface NatsNotifyToolConfig {
    * `async () => (await connect({ servers })).jetstream()` from the `nats` package.
    */
   readonly jetstream: JetStreamPublisher | (() => Promise<JetStreamPublisher>);
-  /** Subject to publish to; a stream must capture it (with a duplicate window beyond the retry horizon). */
+  /**
+   * Subject to publish to; a stream must capture it, with a `duplicate_window` longer than the
+   * longest time from the first publish to the last retry or late publish of the same call.
+   */
   readonly subject: string;
 }
 
@@ -24,13 +28,15 @@ const input = z.object({
 });
 
 /**
- * An effect tool that publishes a notification to NATS JetStream at most once per effect key:
- * the key is the message id (`Nats-Msg-Id`), so the stream drops a repeat within its duplicate
- * window and acknowledges it with `duplicate: true`. After a crash the retry publishes again and
- * the stream deduplicates; no `alreadyApplied` is needed (within the window).
+ * An effect tool that publishes a notification to NATS JetStream at most once per effect key,
+ * **within the stream's `duplicate_window`**: the key (`effectKeyOf(options)`) is the message id
+ * (`Nats-Msg-Id`), so the stream drops a repeat that arrives within the window after it stored
+ * the first message with that id, and acknowledges it with `duplicate: true`. After a crash the
+ * retry publishes again and the stream deduplicates; an attempt paused past its lease that
+ * publishes late is deduplicated the same way. No `alreadyApplied` is needed as long as every
+ * retry and every late publish falls within the window (see `publishOnce`).
  *
- * The key must be known inside `execute`, so it is built by `effectKey` and recomputed from the
- * same data: `<runId>:notify:<sha256 of the canonical input>` (no raw text in the message id).
+ * The key is `<runId>:notify:<sha256 of the canonical input>` (no raw text in the message id).
  */
 export function createNatsNotifyTool(config: NatsNotifyToolConfig) {
   let client: Promise<JetStreamPublisher> | undefined;
@@ -40,10 +46,9 @@ export function createNatsNotifyTool(config: NatsNotifyToolConfig) {
     description: 'Sends a notification to the on-call channel.',
     inputSchema: input,
     effectKey: (call, ctx) => notifyEffectKey(ctx.run.runId, call),
-    execute: async (call, { context }): Promise<PublishOnceResult> => {
-      const key = notifyEffectKey(context.run.runId, call);
-      const data = new TextEncoder().encode(JSON.stringify({ ...call, run: context.run.runId }));
-      return publishOnce(await js(), config.subject, data, key);
+    execute: async (call, options): Promise<PublishOnceResult> => {
+      const data = new TextEncoder().encode(JSON.stringify({ ...call, run: options.context.run.runId }));
+      return publishOnce(await js(), config.subject, data, effectKeyOf(options));
     },
   });
 }

@@ -22,12 +22,25 @@ export interface PublishOnceResult {
 /**
  * Publishes to JetStream with the effect key as message id (`Nats-Msg-Id`). The stream drops a
  * message whose id it has seen within its duplicate window and acknowledges it with
- * `duplicate: true`, which counts as already applied. So a retry after a crash (publish done,
- * result lost) stores nothing new, and no `alreadyApplied` is needed.
+ * `duplicate: true` (and the first message's `seq`), which counts as already applied. So a retry
+ * after a crash (publish done, result lost) stores nothing new, and so does the late publish of an
+ * attempt that was paused past its lease while another attempt published; no `alreadyApplied` is
+ * needed.
  *
- * The guarantee lasts as long as the stream's `duplicate_window` (default 2 minutes): size it
- * beyond your retry horizon (Temporal's activity retry policy), or add an `alreadyApplied` that
- * looks the message up when retries can come later.
+ * The guarantee is bounded by the stream's `duplicate_window` (default 2 minutes, and never more
+ * than the stream's `max_age`, which the server enforces), exactly:
+ * - the window runs from the moment the stream stored the **first** message with this id (the
+ *   server's clock); a duplicate within it does not extend it;
+ * - a publish with the same id within the window is not stored, even if the first message has
+ *   since been deleted or the stream purged;
+ * - a publish after the window is stored again: a second application;
+ * - ids are remembered per stream (across all its subjects), not per subject or server-wide.
+ *
+ * So size `duplicate_window` beyond the longest time from the first publish to the last retry or
+ * late publish of the same call (Temporal's retry policy, plus how long a process can be paused),
+ * or add an `alreadyApplied` that looks the message up when retries can come later. The claim's
+ * fence is not used: JetStream's publish preconditions compare stream sequences, not a caller's
+ * number.
  */
 export async function publishOnce(
   js: JetStreamPublisher,

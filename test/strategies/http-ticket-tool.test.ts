@@ -153,6 +153,7 @@ describe('a ticket attempt paused past its lease right before its request (two p
     try {
       const { a, b } = await pausedThenLate(setupFor(api));
       expect(api.posts).toBe(2); // A's request really reached the API, after B's
+      expect(a.writes).toEqual([{ status: 201, replayed: true }]);
       expect(api.replays).toBe(1);
       expect(api.tickets).toHaveLength(1);
       expect(a).toMatchObject({ ok: true, result: b.result });
@@ -168,6 +169,7 @@ describe('a ticket attempt paused past its lease right before its request (two p
       expect(api.posts).toBe(2);
       expect(api.fenceRefusals).toBe(1);
       expect(api.tickets).toHaveLength(1);
+      expect(a.writes).toEqual([{ status: 412, replayed: false }]);
       expect(a).toMatchObject({ ok: false, error: { name: 'EffectFenceRefusedError' } });
     } finally {
       await api.stop();
@@ -178,7 +180,7 @@ describe('a ticket attempt paused past its lease right before its request (two p
     const api = await new IdempotentTicketServer().start();
     try {
       const { a } = await pausedThenLate(setupFor(api), () => api.expireIdempotencyKeys());
-      expect(a.ok).toBe(true);
+      expect(a.writes).toEqual([{ status: 201, replayed: false }]);
       expect(api.tickets).toHaveLength(2);
     } finally {
       await api.stop();

@@ -21,6 +21,8 @@ export interface AttemptOutcome {
   readonly outcome?: string;
   /** The fence of the claim `execute` ran under (`effectFenceOf`). */
   readonly fence?: number;
+  /** What the remote answered to each write of this attempt (see `BuiltTool.writes`). */
+  readonly writes: readonly unknown[];
   readonly warnings: readonly string[];
 }
 
@@ -121,10 +123,23 @@ export async function runAttempt(setup: AttemptSetup): Promise<AttemptOutcome> {
   const execute = wrapped[setup.toolName]!.execute as (input: unknown, options: object) => Promise<unknown>;
   try {
     const result = await execute(setup.input, { toolCallId: 'call-B', messages: [], context: ctx });
-    return { ok: true, result, ...(outcome ? { outcome } : {}), ...(fence ? { fence } : {}), warnings };
+    return {
+      ok: true,
+      result,
+      ...(outcome ? { outcome } : {}),
+      ...(fence ? { fence } : {}),
+      writes: built.writes,
+      warnings,
+    };
   } catch (error) {
     const e = error as Error;
-    return { ok: false, error: { name: e.name, message: e.message }, ...(fence ? { fence } : {}), warnings };
+    return {
+      ok: false,
+      error: { name: e.name, message: e.message },
+      ...(fence ? { fence } : {}),
+      writes: built.writes,
+      warnings,
+    };
   } finally {
     await built.close();
     await store.close();
