@@ -16,6 +16,11 @@ export interface AgentWorkerOptions extends Omit<ChamviPluginOptions, 'store'> {
    * naming it (an absolute file path, or the URL with its password masked).
    */
   readonly store: IEffectStore | string;
+  /**
+   * Read the store once before the worker is created (default `true`). `false` is for tests whose
+   * store is meant to fail (a `FlakyEffectStore`); a real worker should always check.
+   */
+  readonly checkStore?: boolean;
   /** A connection to the Temporal server; default: a new one to `address`, closed when the run ends. */
   readonly connection?: NativeConnection;
   /** Used when no connection is given. Default `TEMPORAL_ADDRESS` or `localhost:7233`. */
@@ -42,7 +47,7 @@ export interface AgentWorkerOptions extends Omit<ChamviPluginOptions, 'store'> {
  */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
   const health = options.health === false ? undefined : (options.health ?? workerHealthFromEnv());
-  const checked = await checkEffectStore(options.store);
+  const checked = await checkEffectStore(options.store, { read: options.checkStore !== false });
   const owned: Array<() => Promise<void>> = [];
   if (checked.owned) owned.push(() => (checked.store as ManagedEffectStore).close());
   try {

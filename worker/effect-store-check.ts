@@ -30,18 +30,21 @@ export interface CheckedStore {
 /**
  * Opens `store` (a spec goes through `createEffectStore`) and reads one key from it, so a store
  * that cannot be opened fails now, naming itself, instead of on every effect call later.
+ * `read: false` skips the read (a spec is still turned into a store).
  *
  * @throws EffectStoreUnavailableError when the store throws or does not answer within `timeoutMs`.
  * @throws InvalidEffectStoreSpecError for a malformed spec.
  */
 export async function checkEffectStore(
   store: IEffectStore | string,
-  timeoutMs: number = STORE_CHECK_TIMEOUT_MS,
+  options: { readonly read?: boolean; readonly timeoutMs?: number } = {},
 ): Promise<CheckedStore> {
+  const timeoutMs = options.timeoutMs ?? STORE_CHECK_TIMEOUT_MS;
   const checked: CheckedStore =
     typeof store === 'string'
       ? { store: createEffectStore(store), owned: true, description: describeSpec(store) }
       : { store, owned: false, description: describeStore(store) };
+  if (options.read === false) return checked;
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
