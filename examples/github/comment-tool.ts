@@ -3,6 +3,7 @@ import type { ToolExecutionOptions } from 'ai';
 import { z } from 'zod';
 import {
   defineEffectTool,
+  effectKeyOf,
   markerAppliedInPages,
   neutralizeEffectMarkers,
   reconcileRemote,
@@ -62,6 +63,11 @@ export function commentEffectKey(
  *   into the bot's own comment, never counts. A failed read is "outcome unknown"
  *   (`EffectOutcomeUnknownError`, retryable), never "not applied".
  *
+ * What the marker cannot do: a comment API has no conditional write, so an attempt paused (SIGSTOP,
+ * a VM freeze, a GC pause) past its lease after `alreadyApplied` found nothing and before its POST
+ * lands still posts, even when another attempt has meanwhile posted the comment: two comments.
+ * Crashes never cause that; only such a pause (or a partition from the effect store) does.
+ *
  * A closure factory: call it once when the worker starts and register the tool in the agent; the
  * client and the secret stay in the worker process and never enter workflow history.
  */
@@ -80,8 +86,8 @@ export function createGitHubCommentTool(config: GitHubCommentToolConfig) {
         });
         return found === undefined ? verdict.notApplied() : verdict.applied({ issue, commentId: found.id });
       }),
-    execute: async ({ issue, body }, { context, messages }): Promise<CommentResult> => {
-      const key = commentEffectKey(issue, context, { messages });
+    execute: async ({ issue, body }, options): Promise<CommentResult> => {
+      const key = effectKeyOf(options);
       const text = `${neutralizeEffectMarkers(body)}\n\n${signedEffectMarker(key, markerSecret)}`;
       const created = await octokit.rest.issues.createComment({ owner, repo, issue_number: issue, body: text });
       return { issue, commentId: created.data.id };

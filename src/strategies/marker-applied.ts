@@ -33,6 +33,18 @@ export interface MarkerQuery<C extends MarkedComment = MarkedComment> extends Ma
 }
 
 /**
+ * What marker reconciliation guarantees, and where it ends:
+ *
+ * - **A crash** (a throw, SIGKILL) after the comment was posted and before its result was recorded
+ *   never posts a second comment: the retry's `alreadyApplied` reads the comment back.
+ * - **An attempt paused past its lease** (SIGSTOP, a VM freeze, a GC pause, a partition from the
+ *   effect store) after its last check and before its POST reaches the remote **can still post a
+ *   second comment**: meanwhile another attempt took the key over, found no marker, and posted;
+ *   the paused one then posts too. A comment API (GitHub's included) has no conditional write, so
+ *   neither the store nor the marker can refuse that late POST, and `effectFenceOf` has nowhere to
+ *   go. Where a second comment is unacceptable, put the effect behind a remote that can refuse a
+ *   late write (an `Idempotency-Key` API, a compare-and-swap, a fence-checked endpoint).
+ *
  * The first comment that proves the effect with `key` was applied, or `undefined`: a comment by
  * `author` (when given) carrying a marker for exactly `key`, signed with `secret` (when given;
  * then plain markers never count).

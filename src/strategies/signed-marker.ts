@@ -32,6 +32,9 @@ const DOMAIN = 'chamvi:effect-marker:v1\n';
  * A signature binds the key, not the text around it: a copy of a genuine marker elsewhere still
  * verifies. That is harmless when the key names the place (the default key hashes the input, so
  * it includes the issue number), and the author check of {@link markerApplied} narrows it further.
+ *
+ * A marker makes a comment findable after a crash; it cannot stop a second one. An attempt paused
+ * past its lease between its last check and its POST still posts (see {@link markerApplied}).
  */
 export function signedEffectMarker(key: string, secret: MarkerSecret): string {
   assertSecret(secret);
