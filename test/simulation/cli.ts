@@ -66,7 +66,7 @@ export async function main(argv: readonly string[], print: (line: string) => voi
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   const causes = [...explained].map(([cause, n]) => `${n} ${cause}`).join(', ') || 'none';
   print(
-    `(${seconds} s; remotes ${features.remotes.join(', ')}${features.fenceOf === undefined ? ' (no fence offered by the protocol)' : ''}; ${applications} applications; documented duplicates: ${causes})`,
+    `(${seconds} s; ${features.fenceOf === undefined ? 'no fence offered by the protocol: fenced remote drawn as marker; ' : ''}${applications} applications; documented duplicates: ${causes})`,
   );
   print(`${options.seeds.length} seeds, ${violations} violations`);
   return violations;

@@ -15,6 +15,9 @@ import { effectMarker, findEffectMarkers } from '../../src/effects/effect-marker
  */
 export type RemoteKind = 'marker' | 'idempotency-key' | 'set' | 'no-check' | 'fenced';
 
+/** Every kind of remote, in the order a scenario draws them. */
+export const REMOTE_KINDS: readonly RemoteKind[] = ['marker', 'idempotency-key', 'set', 'no-check', 'fenced'];
+
 /**
  * Documented causes of a second application (README, "Why"):
  * - `crash-window`: the process died, froze, or lost its record write between the effect and a

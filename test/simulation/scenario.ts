@@ -1,6 +1,6 @@
 import type { NetworkProfile } from './network.js';
 import { Prng } from './prng.js';
-import type { RemoteKind } from './remotes.js';
+import { REMOTE_KINDS, type RemoteKind } from './remotes.js';
 import type { OperationCrash } from './sim-process.js';
 import type { StoreFaults } from './store-connection.js';
 
@@ -81,9 +81,12 @@ export interface Scenario {
  * documented hazard (crash windows, zombies, slow executes that ignore their signal, store faults,
  * clock steps, in-process sharing) shows up many times in a CI run of 2 000 seeds.
  */
-export function drawScenario(seed: number, remotes: readonly RemoteKind[]): Scenario {
+export function drawScenario(seed: number, fenced: boolean): Scenario {
   const rng = new Prng(seed, 1);
-  const remote = rng.pick(remotes);
+  // Every kind is drawn whatever the protocol offers, so that a seed means the same scenario on
+  // code with and without fences; without them, the fenced remote's draw becomes the marker remote.
+  const drawn = rng.pick(REMOTE_KINDS);
+  const remote = drawn === 'fenced' && !fenced ? 'marker' : drawn;
   const leaseMs = rng.pick([100, 400, 1000]);
   const busyWaitMs = Math.round(leaseMs * rng.pick([0.5, 2, 6]));
   const abortGraceMs = Math.round(leaseMs * rng.pick([2, 4]));

@@ -4,7 +4,7 @@ import type { History } from './history.js';
 import { judge, type Violation } from './invariants.js';
 import { Network } from './network.js';
 import { Prng } from './prng.js';
-import { createRemote, type DuplicateCause, type RemoteKind } from './remotes.js';
+import { createRemote, type DuplicateCause } from './remotes.js';
 import { describeScenario, drawScenario, type Scenario } from './scenario.js';
 import { SimProcess } from './sim-process.js';
 import { SimStoreConnection } from './store-connection.js';
@@ -17,17 +17,13 @@ import { VirtualClock } from './virtual-clock.js';
 export interface ProtocolFeatures {
   /** `effectFenceOf`, when the protocol hands `execute` the claim's fence. */
   readonly fenceOf: FenceOf | undefined;
-  /** The remotes a history can draw (`fenced` only with `fenceOf`). */
-  readonly remotes: readonly RemoteKind[];
 }
 
 /** Detects the protocol's features: `effectFenceOf` is looked up, not imported, so old code loads. */
 export async function detectProtocol(): Promise<ProtocolFeatures> {
   const module = (await import('../../src/effects/effect-key-of.js')) as Record<string, unknown>;
   const fenceOf = typeof module['effectFenceOf'] === 'function' ? (module['effectFenceOf'] as FenceOf) : undefined;
-  const remotes: RemoteKind[] = ['marker', 'idempotency-key', 'set', 'no-check'];
-  if (fenceOf !== undefined) remotes.push('fenced');
-  return { fenceOf, remotes };
+  return { fenceOf };
 }
 
 /** The outcome of one seed. */
@@ -53,7 +49,7 @@ export interface SeedResult {
  * (the protocol's process-wide lease keeper included) reaches the next seed.
  */
 export async function simulate(seed: number, features: ProtocolFeatures): Promise<SeedResult> {
-  const scenario = drawScenario(seed, features.remotes);
+  const scenario = drawScenario(seed, features.fenceOf !== undefined);
   const clock = new VirtualClock();
   try {
     return await run(scenario, clock, features);
