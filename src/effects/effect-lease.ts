@@ -26,6 +26,7 @@ export const monotonicNow = (): number => performance.now();
  * A held claim: its token, its length, and when it last started on the monotonic clock (measured
  * before the request was sent, so never late). `lost` is set once a renewal learned that another
  * attempt owns the key (or the claim was given up); from then on nothing may be applied under it.
+ * `winner` is the finished record such a renewal brought back, if any.
  */
 export interface Lease {
   readonly store: IEffectStore & EffectClaims;
@@ -33,6 +34,7 @@ export interface Lease {
   readonly leaseMs: number;
   since: number;
   lost: boolean;
+  winner?: EffectRecord;
 }
 
 /**
@@ -80,7 +82,17 @@ export async function claimKey(
  * process paused there past its lease can still apply late (see the README's guarantees).
  */
 export async function assertStillOwner(lease: Lease): Promise<EffectRecord | undefined> {
-  if (lease.lost) throw new EffectClaimLostError(lease.token.key);
+  const found = await checkOwnership(lease);
+  // The lease keeper may have learned of a loss while the check was on its way: it counts too.
+  if (found === undefined && lease.lost) {
+    if (lease.winner !== undefined) return lease.winner;
+    throw new EffectClaimLostError(lease.token.key);
+  }
+  return found;
+}
+
+async function checkOwnership(lease: Lease): Promise<EffectRecord | undefined> {
+  if (lease.lost) return undefined;
   if (monotonicNow() - lease.since < lease.leaseMs / 2) {
     if (lease.token.fence <= 1) return undefined;
     let record: EffectRecord | undefined;
@@ -101,8 +113,7 @@ export async function assertStillOwner(lease: Lease): Promise<EffectRecord | und
   }
   if (renewed.status === 'lost') {
     lease.lost = true;
-    if (renewed.record !== undefined) return renewed.record;
-    throw new EffectClaimLostError(lease.token.key);
+    return renewed.record;
   }
   lease.since = sent;
   return undefined;

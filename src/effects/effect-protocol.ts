@@ -1,6 +1,6 @@
 import type { ToolExecutionOptions } from 'ai';
 import type { ToolContext } from '../context/tool-context.js';
-import { EffectResultNotSerializableError } from '../errors/errors.js';
+import { EffectClaimLostError, EffectResultNotSerializableError } from '../errors/errors.js';
 import type { ClaimRequest, EffectRecord, EffectRecordInput, IEffectStore } from '../stores/effect-store.js';
 import { hasClaims } from '../stores/effect-store.js';
 import type { EffectTool } from './define-effect-tool.js';
@@ -229,6 +229,7 @@ async function runProtocol(
         call.ctx.run.signal.throwIfAborted();
         if (env.beforeEffect !== undefined) await env.beforeEffect(key);
         if (env.fault) await env.fault('before-effect', key);
+        if (lease?.lost === true) throw new EffectClaimLostError(key);
         origin = 'executed';
         result = await runExecute(call, key, lease?.token.fence, onChunk);
         if (env.fault) await env.fault('after-effect', key);

@@ -94,6 +94,7 @@ class LeaseKeeper {
           return;
         }
         lease.lost = true;
+        if (renewed.record !== undefined) lease.winner = renewed.record;
         this.kept.delete(kept);
         logger.warn(`Lost the claim on effect "${lease.token.key}" while applying it.`, { key: lease.token.key });
       },
