@@ -239,12 +239,13 @@ describe('git: an attempt paused past its lease between its check and its push',
     // B takes the key over once A's lease has run out, finds nothing remotely, and pushes.
     const workB = join(root, `paused-b-${counter}.git`);
     const b = await runAttempt({ ...setup, spec: { ...setup.spec, workDir: workB, committer: 'worker-b' } });
+    expect(b.error).toBeUndefined();
     expect(b).toMatchObject({ ok: true, outcome: 'executed' });
     const pushedByB = (b.result as { commit: string }).commit;
     expect(await commitsWithKey(remote, key)).toEqual([pushedByB]);
 
     const a = await paused.resume();
-    expect(await paused.pushLog()).toBe('held\nreleased\n'); // A's push really ran, late, and only once
+    expect(paused.pushLog()).toBe('held\nreleased\n'); // A's push really ran, late, and only once
     expect(a.ok).toBe(true);
     expect((a.result as { commit: string }).commit).toBe(pushedByB);
     expect(a.fence).toBeLessThan(b.fence!);

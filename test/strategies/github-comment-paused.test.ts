@@ -45,6 +45,7 @@ describe('GitHub comment (signed marker): an attempt paused past its lease betwe
     // A's alreadyApplied found no marker; A is stopped right before its POST.
     paused = await startPausedAttempt(setup);
     const b = await runAttempt(setup);
+    expect(b.error).toBeUndefined();
     expect(b).toMatchObject({ ok: true, outcome: 'executed' });
     expect(github.counters(owner, repo, issue).commentsCreated).toBe(1);
 

@@ -141,6 +141,7 @@ describe('a ticket attempt paused past its lease right before its request (two p
   async function pausedThenLate(setup: AttemptSetup, between: () => void = () => undefined) {
     paused = await startPausedAttempt(setup);
     const b = await runAttempt(setup);
+    expect(b.error).toBeUndefined();
     expect(b).toMatchObject({ ok: true, outcome: 'executed' });
     between();
     const a = await paused.resume();

@@ -103,6 +103,7 @@ describe('JetStream duplicate_window: what bounds the guarantee', () => {
     const setup = setupFor(stream.subject, 'within');
     paused = await startPausedAttempt(setup);
     const b = await runAttempt(setup);
+    expect(b.error).toBeUndefined();
     expect(b).toMatchObject({ ok: true, outcome: 'executed', result: { status: 'published' } });
     const a = await paused.resume();
     expect(a.fence).toBeLessThan(b.fence!);
@@ -117,6 +118,7 @@ describe('JetStream duplicate_window: what bounds the guarantee', () => {
     const setup = setupFor(stream.subject, 'after');
     paused = await startPausedAttempt(setup);
     const b = await runAttempt(setup);
+    expect(b.error).toBeUndefined();
     expect(b).toMatchObject({ ok: true, result: { status: 'published' } });
     await sleep(1_300);
     const a = await paused.resume();

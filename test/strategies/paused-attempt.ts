@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { createToolContext, SqliteEffectStore, wrapToolsForRun } from '../../src/index.js';
 import type { PausedAttemptConfig } from './fixtures/paused-attempt-child.js';
@@ -29,8 +30,8 @@ export interface AttemptOutcome {
 /** Attempt A, stopped (SIGSTOP) right before its remote write. */
 export interface PausedAttempt {
   readonly pid: number;
-  /** git only: what the held `git push` wrapper logged (`held`, `released`, one line per push). */
-  pushLog(): Promise<string>;
+  /** git only, after {@link resume}: what the held `git push` wrapper logged (`held`, `released` per push). */
+  pushLog(): string;
   /** Lets the remote write go, continues the process (SIGCONT) and waits for its outcome. */
   resume(): Promise<AttemptOutcome>;
   /** Kills the process if it is still there (test cleanup). */
@@ -81,14 +82,17 @@ export async function startPausedAttempt(setup: AttemptSetup): Promise<PausedAtt
     }
     await sleep(5);
   }
-  signal(child, 'SIGSTOP');
+  await stopOutsideStoreWrite(child, setup.storePath);
+  let pushes = '';
   return {
     pid: child.pid!,
-    pushLog: () => readFile(join(pauseDir, 'push.log'), 'utf8').catch(() => ''),
+    pushLog: () => pushes,
     async resume() {
       await writeFile(join(pauseDir, 'go'), '');
       signal(child, 'SIGCONT');
       const code = await exited;
+      pushes = await readFile(join(pauseDir, 'push.log'), 'utf8').catch(() => '');
+      await rm(pauseDir, { recursive: true, force: true });
       const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
       if (code !== 0 || line === undefined) throw new Error(`attempt A exited with ${code}:\n${stdout}\n${stderr}`);
       return JSON.parse(line.slice('RESULT '.length)) as AttemptOutcome;
@@ -98,6 +102,7 @@ export async function startPausedAttempt(setup: AttemptSetup): Promise<PausedAtt
         signal(child, 'SIGCONT');
         child.kill('SIGKILL');
       }
+      void rm(pauseDir, { recursive: true, force: true });
     },
   };
 }
@@ -143,6 +148,31 @@ export async function runAttempt(setup: AttemptSetup): Promise<AttemptOutcome> {
   } finally {
     await built.close();
     await store.close();
+  }
+}
+
+/**
+ * SIGSTOPs the child, but not while it holds the SQLite write lock: its lease keeper may be inside
+ * a renewal at that instant, and a process stopped there blocks every store write of B (a
+ * different failure, not the one under test). Probed with `BEGIN IMMEDIATE` on its own connection.
+ */
+async function stopOutsideStoreWrite(child: ChildProcess, storePath: string): Promise<void> {
+  const probe = new DatabaseSync(storePath);
+  try {
+    for (let tries = 0; ; tries++) {
+      signal(child, 'SIGSTOP');
+      try {
+        probe.exec('BEGIN IMMEDIATE');
+        probe.exec('ROLLBACK');
+        return;
+      } catch (error) {
+        if (tries > 100 || !/locked|busy/i.test(String(error))) throw error;
+      }
+      signal(child, 'SIGCONT');
+      await sleep(3);
+    }
+  } finally {
+    probe.close();
   }
 }
 
