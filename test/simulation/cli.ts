@@ -1,22 +1,31 @@
 // The deterministic simulator of the effect protocol (issue 13):
 //
-//   npm run sim -- --seeds N [--from S0] [--seed S] [--verbose]
+//   npm run sim -- --seeds N [--from S0] [--seed S] [--verbose] [--record FILE]
 //
 // Runs seeds S0 .. S0+N-1 (S0 = 1), or the one seed S, each one exact history of the real
 // applyEffect against the store model under a virtual clock and injected faults. Prints one line
 // per violated invariant with its seed (and the history's trace for the first few failing seeds,
 // or for every seed with --verbose), then `N seeds, V violations`; exits 1 on a violation.
+// --record writes the run's numbers as JSON (docs/reliability.md's simulation section is
+// generated from test/simulation/last-run.json).
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import type { SimulationRun } from './report-section.js';
 import { detectProtocol, simulate, type SeedResult } from './simulate.js';
 
 /** Parsed command line. */
 interface Options {
   readonly seeds: readonly number[];
   readonly verbose: boolean;
+  readonly record?: string;
+  /** The command as typed after `npm run sim --`, for the record. */
+  readonly args: string;
 }
 
-const USAGE = 'usage: npm run sim -- --seeds N [--from S0] [--seed S] [--verbose]';
+const USAGE = 'usage: npm run sim -- --seeds N [--from S0] [--seed S] [--verbose] [--record FILE]';
 /** Failing seeds whose trace is printed in full (the rest name the command that replays them). */
 const TRACED_FAILURES = 5;
 
@@ -25,6 +34,7 @@ function parse(argv: readonly string[]): Options {
   let from = 1;
   let single: number | undefined;
   let verbose = false;
+  let record: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = (): number => {
@@ -36,11 +46,16 @@ function parse(argv: readonly string[]): Options {
     else if (arg === '--from') from = value();
     else if (arg === '--seed') single = value();
     else if (arg === '--verbose') verbose = true;
-    else throw new Error(`unknown argument ${arg}. ${USAGE}`);
+    else if (arg === '--record') {
+      record = argv[++i];
+      if (record === undefined) throw new Error(`--record needs a file. ${USAGE}`);
+    } else throw new Error(`unknown argument ${arg}. ${USAGE}`);
   }
-  if (single !== undefined) return { seeds: [single], verbose };
+  const common = { verbose, args: argv.filter((a, i) => a !== '--record' && argv[i - 1] !== '--record').join(' ') };
+  const recorded = record === undefined ? common : { ...common, record };
+  if (single !== undefined) return { seeds: [single], ...recorded };
   const n = count ?? 100;
-  return { seeds: Array.from({ length: n }, (_, i) => from + i), verbose };
+  return { seeds: Array.from({ length: n }, (_, i) => from + i), ...recorded };
 }
 
 /** Runs the seeds and prints the report; resolves with the number of violations. */
@@ -68,8 +83,32 @@ export async function main(argv: readonly string[], print: (line: string) => voi
   print(
     `(${seconds} s; ${features.fenceOf === undefined ? 'no fence offered by the protocol: fenced remote drawn as marker; ' : ''}${applications} applications; documented duplicates: ${causes})`,
   );
+  if (options.record !== undefined) {
+    const run: SimulationRun = {
+      command: `npm run sim -- ${options.args}`,
+      seeds: options.seeds.length,
+      violations,
+      seconds: Number(seconds),
+      applications,
+      documentedDuplicates: Object.fromEntries(explained),
+      fence: features.fenceOf !== undefined,
+      node: process.version,
+      cpus: availableParallelism(),
+      commit: currentCommit(),
+      date: new Date().toISOString().slice(0, 10),
+    };
+    writeFileSync(options.record, `${JSON.stringify(run, null, 2)}\n`);
+  }
   print(`${options.seeds.length} seeds, ${violations} violations`);
   return violations;
+}
+
+function currentCommit(): string {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -3,6 +3,10 @@ export interface RegressionSeed {
   readonly seed: number;
   /** The bug, as the issue that fixed it names it. */
   readonly bug: string;
+  /** The commit the simulator found it on. */
+  readonly foundOn: string;
+  /** The commit that fixed it. */
+  readonly fixedIn: string;
 }
 
 /**
@@ -18,11 +22,21 @@ export const REGRESSION_SEEDS: readonly RegressionSeed[] = [
   //     490 ms  P2/A2  remote.list comments → found nothing
   //     648 ms  P2/A2  remote.post comment → {"commentId":1}
   //    1019 ms  P1/A1  remote.post comment → {"commentId":2}
-  { seed: 1425, bug: 'issue 12 item 1 (a timed-out execute that ignores its signal applies twice)' },
+  {
+    seed: 1425,
+    bug: 'issue 12 item 1 (a timed-out execute that ignores its signal applies twice)',
+    foundOn: '37b5526',
+    fixedIn: 'bcca2e0',
+  },
   // Found on 37b5526, marker remote: run 1 cancelled at 567 ms while A1's execute (2.5 s, ignoring
   // its signal) runs; the rerun's A4 takes the key over at 1493 ms and posts comment 1 at 1541 ms,
   // then A1 posts comment 2 at 2845 ms.
-  { seed: 6395, bug: 'issue 12 item 1 (a cancelled execute that ignores its signal applies twice after the rerun)' },
+  {
+    seed: 6395,
+    bug: 'issue 12 item 1 (a cancelled execute that ignores its signal applies twice after the rerun)',
+    foundOn: '37b5526',
+    fixedIn: 'bcca2e0',
+  },
   // Found on 37b5526, marker remote:
   //     234 ms  P2/A2  store.claim → acquired (fence 2, takeover)  (A1 timed out, still executing)
   //     241 ms  P2/A2  remote.list comments → found nothing        (then 69 ms more in alreadyApplied)
@@ -30,7 +44,12 @@ export const REGRESSION_SEEDS: readonly RegressionSeed[] = [
   //     281 ms  P1/A1  store.put {"commentId":1} → stored          (ends A2's live claim)
   //     311 ms  P2/A2  execute starts                              (young lease: no round trip)
   //     334 ms  P2/A2  remote.post comment → {"commentId":2}
-  { seed: 14111, bug: 'issue 12 item 2 (a first-writer-wins put ends a live claim; the last check skips it)' },
+  {
+    seed: 14111,
+    bug: 'issue 12 item 2 (a first-writer-wins put ends a live claim; the last check skips it)',
+    foundOn: '37b5526',
+    fixedIn: 'bcca2e0',
+  },
   // Found on 37b5526, marker remote:
   //       2 ms  P2/A1  store.claim → acquired (fence 1, lease until 402 ms)
   //      89 ms  world  wall clock steps back 881 ms                (the keeper stops renewing: Date.now)
@@ -38,16 +57,36 @@ export const REGRESSION_SEEDS: readonly RegressionSeed[] = [
   //     612 ms  P1/A2  store.claim → acquired (fence 2, takeover)
   //     764 ms  P2/A1  remote.post comment → {"commentId":1}
   //    1263 ms  P1/A2  remote.post comment → {"commentId":2}
-  { seed: 54594, bug: 'issue 12 item 3 (lease age from a wall clock stepped back)' },
+  {
+    seed: 54594,
+    bug: 'issue 12 item 3 (lease age from a wall clock stepped back)',
+    foundOn: '37b5526',
+    fixedIn: 'bcca2e0',
+  },
   // Found on 37b5526: A1's execute hangs (ignoring its signal); A2, the retry on the same worker,
   // waits for the identical call in flight forever, past its busy wait and its own abort.
-  { seed: 12, bug: 'issue 12 item 10 (an identical call in flight in the process is awaited without bound)' },
+  {
+    seed: 12,
+    bug: 'issue 12 item 10 (an identical call in flight in the process is awaited without bound)',
+    foundOn: '37b5526',
+    fixedIn: 'bcca2e0',
+  },
   // Found on 791ad6c (after the fixes), set remote: A3's last check (a read, fence 3) arrives at
   // 524 ms and its answer stalls; A1, paused past its lease, records with put at 555 ms; A3's
   // lease keeper learns "lost (record by A1)" at 556 ms; the read's answer (no record) arrives and
   // A3 executes at 785 ms anyway. The protocol knew, and applied again.
-  { seed: 2922, bug: 'a loss the lease keeper saw during the last check does not stop the effect' },
+  {
+    seed: 2922,
+    bug: 'a loss the lease keeper saw during the last check does not stop the effect',
+    foundOn: '791ad6c',
+    fixedIn: '14c1bdd',
+  },
   // Found on 791ad6c, set remote: the same (A3's read stalls; A1's put at 379 ms; the keeper sees
   // the loss at 392 ms; A3 executes at 458 ms).
-  { seed: 76611, bug: 'a loss the lease keeper saw during the last check does not stop the effect (2)' },
+  {
+    seed: 76611,
+    bug: 'a loss the lease keeper saw during the last check does not stop the effect (2)',
+    foundOn: '791ad6c',
+    fixedIn: '14c1bdd',
+  },
 ];
