@@ -1,12 +1,18 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ToolSet } from 'ai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
 import {
   applyEffect,
   defaultEffectKey,
   defineEffectTool,
+  EffectBusyError,
   EffectStoreError,
   MemoryEffectStore,
+  SqliteEffectStore,
   wrapToolsForRun,
   type ClaimRequest,
   type ClaimToken,
@@ -209,7 +215,9 @@ describe('effect protocol', () => {
     expect(runs).toBe(0);
   });
 
-  it('identical parallel calls share one application: one execute, one alreadyApplied, every caller gets the result', async () => {
+  // A store without claims: nothing but the in-process sharing keeps the second identical call
+  // from reading "not recorded" and applying the effect beside the first.
+  it('identical parallel calls share one application in process, even on a store without claims: one execute, one alreadyApplied, every caller gets the result', async () => {
     const gate = deferred();
     let checks = 0;
     let runs = 0;
@@ -222,7 +230,8 @@ describe('effect protocol', () => {
         return { n };
       },
     });
-    const { call, reports } = wrapOne(t);
+    const store = new PlainStore();
+    const { call, reports } = wrapOne(t, store);
     const calls = [call({ n: 1 }), call({ n: 1 }), call({ n: 2 })];
     await new Promise((r) => setTimeout(r, 5));
     gate.resolve();
@@ -230,7 +239,125 @@ describe('effect protocol', () => {
     expect(runs).toBe(2);
     expect(checks).toBe(2);
     expect(reports.filter((r) => r.outcome === 'executed')).toHaveLength(2);
+    expect(reports.filter((r) => r.outcome === 'recorded')).toHaveLength(1);
+    expect(store.gets).toBe(2);
   });
+
+  // Two store instances on one file share no in-process calls: only the claim stands between them.
+  it("identical calls through two store instances on one SQLite file apply once: the claim makes the second wait for the first one's record", async () => {
+    /** Tells when a claim of this instance was answered "busy" (another attempt holds the key). */
+    class WatchedStore extends SqliteEffectStore {
+      readonly refused = deferred();
+      override async claim(key: string, request: ClaimRequest) {
+        const answer = await super.claim(key, request);
+        if (answer.status === 'busy') this.refused.resolve();
+        return answer;
+      }
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'chamvi-claim-'));
+    const first = new WatchedStore(join(dir, 'effects.db'));
+    const second = new WatchedStore(join(dir, 'effects.db'));
+    try {
+      const gate = deferred();
+      const entered = deferred();
+      const enteredTwice = deferred();
+      let runs = 0;
+      const t = defineEffectTool({
+        inputSchema: z.object({}),
+        alreadyApplied: async () => undefined,
+        execute: async () => {
+          if (++runs === 1) entered.resolve();
+          else enteredTwice.resolve();
+          await gate.promise;
+          return 'posted';
+        },
+      });
+      const ctx = makeCtx('r');
+      const go = (store: IEffectStore) =>
+        applyEffect(
+          { tool: t, toolName: 't', input: {}, ctx, options: callOptions(ctx) },
+          { store, logger: silentLogger, busyWaitMs: 5_000 },
+        );
+      const applying = go(first);
+      await entered.promise;
+      const waiting = go(second);
+      // The first one finishes only once the second is parked on the claim (or, without claims,
+      // has gone past it into execute).
+      await Promise.race([second.refused.promise, enteredTwice.promise]);
+      gate.resolve();
+      const [a, b] = await Promise.all([applying, waiting]);
+      expect(runs).toBe(1);
+      expect([a.report.outcome, b.report.outcome]).toEqual(['executed', 'recorded']);
+      expect(b.result).toBe('posted');
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an identical call in flight in this process is awaited at most busyWaitMs, then fails with a retryable EffectBusyError; the running call keeps the key', async () => {
+    const gate = deferred();
+    let runs = 0;
+    const t = defineEffectTool({
+      inputSchema: z.object({}),
+      execute: async () => {
+        runs++;
+        await gate.promise;
+        return 'posted';
+      },
+    });
+    const store = new MemoryEffectStore();
+    const ctx = makeCtx('r');
+    const go = (busyWaitMs?: number) =>
+      applyEffect(
+        { tool: t, toolName: 't', input: {}, ctx, options: callOptions(ctx) },
+        { store, logger: silentLogger, ...(busyWaitMs !== undefined ? { busyWaitMs } : {}) },
+      );
+    const hung = go();
+    const started = performance.now();
+    const error = await go(300).catch((e: unknown) => e);
+    const waited = performance.now() - started;
+    expect(EffectBusyError.isInstance(error)).toBe(true);
+    expect((error as EffectBusyError).retryable).toBe(true);
+    expect(waited).toBeGreaterThanOrEqual(290);
+    expect(waited).toBeLessThan(1_500);
+    expect(runs).toBe(1);
+    gate.resolve();
+    await expect(hung).resolves.toMatchObject({ result: 'posted', report: { outcome: 'executed' } });
+    await expect(go()).resolves.toMatchObject({ result: 'posted', report: { outcome: 'recorded' } });
+    expect(runs).toBe(1);
+  }, 10_000);
+
+  it("an identical call in flight in this process is awaited no longer than the waiting call's own signal: it fails with the abort reason", async () => {
+    const gate = deferred();
+    let runs = 0;
+    const t = defineEffectTool({
+      inputSchema: z.object({}),
+      execute: async () => {
+        runs++;
+        await gate.promise;
+        return 'posted';
+      },
+    });
+    const store = new MemoryEffectStore();
+    const call = (ctx: ToolContext) =>
+      applyEffect(
+        { tool: t, toolName: 't', input: {}, ctx, options: callOptions(ctx) },
+        { store, logger: silentLogger, busyWaitMs: 60_000 },
+      );
+    const hung = call(makeCtx('r'));
+    const cancel = new AbortController();
+    const reason = new Error('attempt cancelled');
+    const started = performance.now();
+    setTimeout(() => cancel.abort(reason), 100);
+    await expect(call(makeCtx('r', { signal: cancel.signal }))).rejects.toBe(reason);
+    expect(performance.now() - started).toBeLessThan(1_500);
+    // Already aborted: refused before waiting at all.
+    await expect(call(makeCtx('r', { signal: cancel.signal }))).rejects.toBe(reason);
+    expect(runs).toBe(1);
+    gate.resolve();
+    await hung;
+  }, 10_000);
 
   it('identical parallel calls share a failure too, and a later retry applies the effect', async () => {
     const gate = deferred();

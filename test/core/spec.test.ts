@@ -293,7 +293,9 @@ describe('spec: what happens on every call', () => {
     await expect(run(w.t, {}, callOptions(ctx))).resolves.toBe(1);
   });
 
-  it('parallel identical calls within one step share one application', async () => {
+  // On a get/put store without claims only the in-process sharing keeps the second and third
+  // identical call from reading "not recorded" and applying the effect again.
+  it('parallel identical calls within one step share one application in process, even on a store without claims', async () => {
     let executed = 0;
     const t = defineEffectTool({
       inputSchema: z.object({ n: z.number() }),
@@ -305,10 +307,12 @@ describe('spec: what happens on every call', () => {
     });
     const ctx = makeCtx();
     const reports: EffectCallReport[] = [];
-    const w = wrapToolsForRun({ t }, ctx, new MemoryEffectStore(), undefined, { onReport: (r) => reports.push(r) });
+    const store = new PlainStore();
+    const w = wrapToolsForRun({ t }, ctx, store, undefined, { onReport: (r) => reports.push(r) });
     const results = await Promise.all([1, 1, 1].map((n) => run(w.t, { n }, callOptions(ctx))));
     expect(results).toEqual([1, 1, 1]);
     expect(executed).toBe(1);
+    expect(store.gets).toBe(1);
     expect(reports.map((r) => r.outcome).sort()).toEqual(['executed', 'recorded', 'recorded']);
   });
 });
