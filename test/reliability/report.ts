@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { expected, FAULT_POINTS, RESULTS_DIR, type MatrixPoint, type Observation } from './expectations.js';
 import { STRATEGIES, type Strategy } from './strategies.js';
+import { simulationSection } from '../simulation/report-section.js';
 
 export const DOC_PATH = fileURLToPath(new URL('../../docs/reliability.md', import.meta.url));
 
@@ -106,6 +107,7 @@ export function renderReport(): string {
         'Full form and numbers: BENCHMARKS.md, "Reliability soak".',
     );
   }
+  lines.push('', ...simulationSection());
   return `${lines.join('\n')}\n`;
 }
 
