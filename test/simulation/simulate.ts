@@ -1,5 +1,5 @@
 import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
-import { Actor, EFFECT_KEY, type FenceOf } from './actors.js';
+import { Actor, EFFECT_KEY, type ActorWorld, type FenceOf } from './actors.js';
 import type { History } from './history.js';
 import { judge, type Violation } from './invariants.js';
 import { Network } from './network.js';
@@ -58,32 +58,129 @@ export async function simulate(seed: number, features: ProtocolFeatures): Promis
   }
 }
 
+/** The longest pause between two claims of a busy wait (effect-lease.ts): "one retry" after a lease. */
+const RETRY_PAUSE_MS = 500;
+
 async function run(scenario: Scenario, clock: VirtualClock, features: ProtocolFeatures): Promise<SeedResult> {
   const { seed, leaseMs } = scenario;
   const trace = new Trace(() => clock.now());
   const network = new Network(clock, new Prng(seed, 2), trace, scenario.network);
-  const faultRng = new Prng(seed, 3);
   const model = new MemoryEffectStore({ now: () => clock.storeNow() });
   const ledger = new StoreLedger(() => clock.now());
   const remote = createRemote(scenario.remote, () => clock.now());
-  const actorOf = (owner: string): string => owner.replace(/^owner-/, '');
+  const processes = startProcesses(scenario, clock, trace);
+  const connections = connect(scenario, processes, { model, network, ledger, clock, rng: new Prng(seed, 3) });
+  const actors: Actor[] = [];
+  const runs = startTemporal(
+    scenario,
+    { clock, trace, processes, connections, actors },
+    {
+      scenario,
+      clock,
+      trace,
+      network,
+      remote,
+      fenceOf: features.fenceOf,
+    },
+  );
+  for (const step of scenario.wallSteps) {
+    clock.at(step.at, () => {
+      clock.stepWall(step.deltaMs);
+      trace.log(
+        'world',
+        `wall clock steps ${step.deltaMs > 0 ? 'forward' : 'back'} ${Math.abs(step.deltaMs)} ms (now ${clock.wallOffset()} ms off)`,
+      );
+    });
+  }
 
+  // Run until Temporal is done with every run and every attempt is done, dead, or hung in its own
+  // execute, within a horizon far past every planned event (the longest planned delays, busy
+  // waits and stalls all fit in it).
+  const lastEvent = Math.max(
+    scenario.rerun === undefined ? 0 : scenario.rerun.cancelAt + scenario.rerun.afterMs,
+    ...scenario.processes.flatMap((p) => p.pauses.map((x) => x.at + x.durationMs)),
+  );
+  const attempts = scenario.attempts.length + (scenario.rerun?.attempts.length ?? 0) + 1;
+  const perAttempt = scenario.retry.startToCloseMs + scenario.retry.backoffMs + scenario.busyWaitMs;
+  const horizon = lastEvent + attempts * perAttempt + 60 * leaseMs + scenario.abortGraceMs;
+  const ended = (a: Actor): number | undefined => endOf(a, scenario);
+  await clock.run(horizon, () => runs.every((r) => r.finished) && actors.every((a) => ended(a) !== undefined));
+
+  const probe = await probeKey(actors.map(ended), model, clock, trace, leaseMs);
+  const history: History = { scenario, actors, processes, ledger, remote, ...(probe === undefined ? {} : { probe }) };
+  const { violations, explained } = judge(history);
+  const virtualMs = clock.now();
+  const leak = await tearDown(network, processes, actors, clock, scenario);
+  if (leak !== undefined) violations.push(leak);
+  return {
+    seed,
+    scenario,
+    violations,
+    trace: [...describeScenario(scenario).map((l) => `    ${l}`), trace.render()].join('\n'),
+    applications: remote.applications.length,
+    explained,
+    virtualMs,
+  };
+}
+
+/** The worker processes, with their planned deaths and pauses scheduled. */
+function startProcesses(scenario: Scenario, clock: VirtualClock, trace: Trace): Map<string, SimProcess> {
   const processes = new Map<string, SimProcess>();
-  const connections = new Map<string, SimStoreConnection>();
   for (const plan of scenario.processes) {
     const crash = plan.crash !== undefined && 'nth' in plan.crash ? plan.crash : undefined;
     const process = new SimProcess(plan.name, clock, trace, crash);
     processes.set(plan.name, process);
-    connections.set(
-      plan.name,
-      new SimStoreConnection(process, model, network, ledger, clock, faultRng, plan.storeFaults, actorOf),
-    );
     if (plan.crash !== undefined && 'at' in plan.crash) clock.at(plan.crash.at, () => process.kill('SIGKILL'));
     for (const pause of plan.pauses) clock.at(pause.at, () => process.pause(pause.durationMs));
   }
-  const world = { scenario, clock, trace, network, remote, fenceOf: features.fenceOf };
-  const actors: Actor[] = [];
-  const workers = [...processes.values()];
+  return processes;
+}
+
+/** One store connection per process, all to the one model. */
+function connect(
+  scenario: Scenario,
+  processes: ReadonlyMap<string, SimProcess>,
+  shared: {
+    readonly model: MemoryEffectStore;
+    readonly network: Network;
+    readonly ledger: StoreLedger;
+    readonly clock: VirtualClock;
+    readonly rng: Prng;
+  },
+): Map<string, SimStoreConnection> {
+  const connections = new Map<string, SimStoreConnection>();
+  for (const plan of scenario.processes) {
+    const process = processes.get(plan.name);
+    if (process === undefined) continue;
+    const { model, network, ledger, clock, rng } = shared;
+    connections.set(
+      plan.name,
+      new SimStoreConnection(process, model, network, ledger, clock, rng, plan.storeFaults, actorOf),
+    );
+  }
+  return connections;
+}
+
+/** The attempt an owner token belongs to (owners are `owner-A2`). */
+const actorOf = (owner: string): string => owner.replace(/^owner-/, '');
+
+/**
+ * Temporal's side: the first run's activity, the identical call of the same step, the cancel and
+ * rerun. Started attempts are appended to `place.actors`.
+ */
+function startTemporal(
+  scenario: Scenario,
+  place: {
+    readonly clock: VirtualClock;
+    readonly trace: Trace;
+    readonly processes: ReadonlyMap<string, SimProcess>;
+    readonly connections: ReadonlyMap<string, SimStoreConnection>;
+    readonly actors: Actor[];
+  },
+  world: ActorWorld,
+): ActivityRun[] {
+  const { clock, trace, connections, actors } = place;
+  const workers = [...place.processes.values()];
   const temporal: TemporalWorld = {
     clock,
     trace,
@@ -117,78 +214,69 @@ async function run(scenario: Scenario, clock: VirtualClock, features: ProtocolFe
     clock.at(rerun.cancelAt, () => first.cancel());
     again.startAt(rerun.cancelAt + rerun.afterMs);
   }
-  for (const step of scenario.wallSteps) {
-    clock.at(step.at, () => {
-      clock.stepWall(step.deltaMs);
-      trace.log(
-        'world',
-        `wall clock steps ${step.deltaMs > 0 ? 'forward' : 'back'} ${Math.abs(step.deltaMs)} ms (now ${clock.wallOffset()} ms off)`,
-      );
-    });
-  }
+  return runs;
+}
 
-  // Run until every attempt is done, dead, or hung in its own execute (bounded by a horizon far
-  // past every planned event: the longest planned delays, busy waits and stalls all fit in it).
-  const lastEvent = Math.max(
-    scenario.rerun === undefined ? 0 : scenario.rerun.cancelAt + scenario.rerun.afterMs,
-    ...scenario.processes.flatMap((p) => p.pauses.map((x) => x.at + x.durationMs)),
+/**
+ * When an attempt stopped mattering to the key: it settled or died; a hung execute keeps its
+ * claim until the protocol's cap after the abort, then gives it up. `undefined` while it runs.
+ */
+function endOf(a: Actor, scenario: Scenario): number | undefined {
+  if (a.outcome !== undefined) return a.outcome.at;
+  if (a.process.isDead) return a.process.diedAt;
+  if (!a.started) return undefined;
+  if (a.plan.execute.hangs && a.executeStartedAt !== undefined && a.abortedAt !== undefined) {
+    return a.abortedAt + scenario.abortGraceMs + scenario.leaseMs / 6;
+  }
+  return undefined;
+}
+
+/**
+ * Asks the store for the key one lease and one retry after the last attempt ended (when every
+ * attempt did): it must be recorded or free, never still claimed.
+ */
+async function probeKey(
+  ends: readonly (number | undefined)[],
+  model: MemoryEffectStore,
+  clock: VirtualClock,
+  trace: Trace,
+  leaseMs: number,
+): Promise<History['probe']> {
+  if (!ends.every((t) => t !== undefined)) return undefined;
+  await clock.run(Math.max(clock.now(), ...ends.map((t) => (t ?? 0) + leaseMs + RETRY_PAUSE_MS)));
+  const answer = await model.claim(EFFECT_KEY, { owner: 'probe', leaseMs: 0, toolName: 'answer' });
+  const probe: NonNullable<History['probe']> =
+    answer.status === 'busy'
+      ? { at: clock.now(), answer: 'busy', holder: actorOf(answer.owner), remainingMs: answer.leaseRemainingMs }
+      : { at: clock.now(), answer: answer.status === 'done' ? 'recorded' : 'free' };
+  trace.log(
+    'world',
+    `probe: the key is ${probe.answer}${probe.holder === undefined ? '' : ` (held by ${probe.holder})`}`,
   );
-  const attempts = scenario.attempts.length + (scenario.rerun?.attempts.length ?? 0) + 1;
-  const perAttempt = scenario.retry.startToCloseMs + scenario.retry.backoffMs + scenario.busyWaitMs;
-  const horizon = lastEvent + attempts * perAttempt + 60 * leaseMs + scenario.abortGraceMs;
-  const finishedAt = (a: Actor): number | undefined => {
-    if (a.outcome !== undefined) return a.outcome.at;
-    if (a.process.isDead) return a.process.diedAt;
-    if (!a.started) return undefined;
-    // A hung execute keeps its claim until the protocol's cap after the abort, then gives it up.
-    if (a.plan.execute.hangs && a.executeStartedAt !== undefined && a.abortedAt !== undefined) {
-      return a.abortedAt + scenario.abortGraceMs + leaseMs / 6;
-    }
-    return undefined;
-  };
-  await clock.run(horizon, () => runs.every((r) => r.finished) && actors.every((a) => finishedAt(a) !== undefined));
+  return probe;
+}
 
-  // The key must be claimable (or recorded) one lease and one retry after the last attempt ended.
-  const ends = actors.map(finishedAt);
-  let probe: History['probe'];
-  if (ends.every((t) => t !== undefined)) {
-    const at = Math.max(clock.now(), ...ends.map((t) => (t ?? 0) + leaseMs + 500));
-    await clock.run(at);
-    const answer = await model.claim(EFFECT_KEY, { owner: 'probe', leaseMs: 0, toolName: 'answer' });
-    probe =
-      answer.status === 'busy'
-        ? { at: clock.now(), answer: 'busy', holder: actorOf(answer.owner), remainingMs: answer.leaseRemainingMs }
-        : { at: clock.now(), answer: answer.status === 'done' ? 'recorded' : 'free' };
-    trace.log(
-      'world',
-      `probe: the key is ${probe.answer}${probe.holder === undefined ? '' : ` (held by ${probe.holder})`}`,
-    );
-  }
-
-  const history: History = { scenario, actors, processes, ledger, remote, ...(probe === undefined ? {} : { probe }) };
-  const { violations, explained } = judge(history);
-  const virtualMs = clock.now();
-
-  // Teardown: every parked or later request fails at once, hung executes throw, signals abort;
-  // then run until every call has settled and no timer is left (the lease keeper's included).
+/**
+ * Ends the history so that nothing of it reaches the next seed: every parked or later request
+ * fails at once, hung executes throw, signals abort; then timers run until every call has settled
+ * and none is left (the protocol's process-wide lease keeper included).
+ * @returns a violation when something is still pending.
+ */
+async function tearDown(
+  network: Network,
+  processes: ReadonlyMap<string, SimProcess>,
+  actors: readonly Actor[],
+  clock: VirtualClock,
+  scenario: Scenario,
+): Promise<Violation | undefined> {
   network.teardown();
   for (const p of processes.values()) p.teardown();
   for (const a of actors) a.teardown();
-  await clock.drain(clock.now() + 100 * leaseMs + scenario.abortGraceMs);
+  await clock.drain(clock.now() + 100 * scenario.leaseMs + scenario.abortGraceMs);
   const unsettled = actors.filter((a) => a.started && !a.settled);
-  if (unsettled.length > 0 || clock.pendingTimers() > 0) {
-    violations.push({
-      invariant: 'teardown',
-      message: `after teardown ${unsettled.map((a) => a.name).join(', ') || 'no call'} still pending and ${clock.pendingTimers()} timers left: process-wide state would leak into the next seed`,
-    });
-  }
+  if (unsettled.length === 0 && clock.pendingTimers() === 0) return undefined;
   return {
-    seed,
-    scenario,
-    violations,
-    trace: [...describeScenario(scenario).map((l) => `    ${l}`), trace.render()].join('\n'),
-    applications: remote.applications.length,
-    explained,
-    virtualMs,
+    invariant: 'teardown',
+    message: `after teardown ${unsettled.map((a) => a.name).join(', ') || 'no call'} still pending and ${clock.pendingTimers()} timers left: process-wide state would leak into the next seed`,
   };
 }
