@@ -1,7 +1,7 @@
-import type { PoolConfig } from 'pg';
 import type { EffectClaims, EffectRecord, IEffectStore } from './effect-store.js';
 import { MemoryEffectStore } from './memory-effect-store.js';
 import { PostgresEffectStore } from './postgres-effect-store.js';
+import type { PgPoolConfig } from './postgres-types.js';
 import type { RetentionOptions } from './retention.js';
 import { SqliteEffectStore } from './sqlite-effect-store.js';
 import { parseStoreSpec } from './store-spec.js';
@@ -28,7 +28,11 @@ export interface CreateEffectStoreOptions extends RetentionOptions {
   /** PostgreSQL: schema name. Default `public`. */
   readonly schema?: string;
   /** PostgreSQL: further `pg` pool options (size, timeouts); the URL still names the server. */
-  readonly pool?: Omit<PoolConfig, 'connectionString'>;
+  readonly pool?: Omit<PgPoolConfig, 'connectionString'>;
+  /** PostgreSQL: server-side statement timeout, in ms. Default `DEFAULT_PG_STATEMENT_TIMEOUT_MS` (5000). */
+  readonly statementTimeoutMs?: number;
+  /** PostgreSQL: client-side timeout of every statement, in ms. Default `DEFAULT_PG_QUERY_TIMEOUT_MS` (10 000). */
+  readonly queryTimeoutMs?: number;
 }
 
 /**
@@ -38,7 +42,8 @@ export interface CreateEffectStoreOptions extends RetentionOptions {
  *   `sqlite::memory:`) — {@link SqliteEffectStore}, the embedded default;
  * - `postgres://…` / `postgresql://…` — {@link PostgresEffectStore}, shared by workers on several machines.
  *
- * Nothing is opened until the first call; the schema is created or checked then.
+ * Nothing is opened until the first call; the schema is created or checked then (and `pg`, an
+ * optional peer, is loaded only when a PostgreSQL store first runs a statement).
  *
  * @throws InvalidEffectStoreSpecError naming the problem and the accepted forms.
  */
@@ -60,6 +65,8 @@ export function createEffectStore(spec: string, options: CreateEffectStoreOption
         ...retention,
         ...(options.table === undefined ? {} : { table: options.table }),
         ...(options.schema === undefined ? {} : { schema: options.schema }),
+        ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
+        ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
       });
   }
 }

@@ -27,7 +27,12 @@ const CLAIM_TRIES = 3;
  * leases and expiry use the database's clock (`now()`), never the worker's. Keys over 512 bytes
  * are hashed for the primary key and kept in full beside it. The schema and table are created on
  * first use (or checked). A server that cannot be reached fails the call after the connect
- * timeout with an {@link EffectStoreError} naming host and port.
+ * timeout, a statement stuck on the server after `statementTimeoutMs` (default 5 s), and a
+ * connection that stops answering (bytes black-holed) after `queryTimeoutMs` (default 10 s), each
+ * with an {@link EffectStoreError} naming host and port; before the effect, nothing is applied.
+ *
+ * `pg` is an optional peer dependency, loaded when the store first runs a statement; without it
+ * the call fails with `MissingPeerDependencyError` (`npm install pg`).
  */
 export class PostgresEffectStore implements IEffectStore, EffectClaims {
   private readonly conn: PgConnection;

@@ -1,4 +1,4 @@
-import type { PoolClient } from 'pg';
+import type { PgPoolClient } from './postgres-types.js';
 import { EffectStoreSchemaError } from '../errors/errors.js';
 
 /** Columns of the effects table and their `information_schema` data types; the check compares both. */
@@ -66,18 +66,27 @@ export function quoteTableName(table: string): string {
  *
  * @throws EffectStoreSchemaError when an existing table lacks a column or types one differently.
  */
-export async function ensurePgSchema(client: PoolClient, schema: string, table: string): Promise<void> {
+export async function ensurePgSchema(
+  client: PgPoolClient,
+  schema: string,
+  table: string,
+  queryTimeoutMs: number,
+): Promise<void> {
   const qualified = `${quoteIdentifier(schema, 'schema name')}.${quoteTableName(table)}`;
-  await client.query('BEGIN');
+  // Every statement under the store's client-side timeout: a stalled connection fails the first call.
+  const sql = async <R>(text: string, values?: unknown[]): Promise<R[]> =>
+    (await client.query({ text, ...(values === undefined ? {} : { values }), query_timeout: queryTimeoutMs }))
+      .rows as R[];
+  await sql('BEGIN');
   try {
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`chamvi_effects:${schema}.${table}`]);
-    const found = await client.query<{ column_name: string; data_type: string }>(
+    await sql('SELECT pg_advisory_xact_lock(hashtext($1))', [`chamvi_effects:${schema}.${table}`]);
+    const found = await sql<{ column_name: string; data_type: string }>(
       'SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2',
       [schema, table],
     );
-    if (found.rows.length === 0) {
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema, 'schema name')}`);
-      await client.query(`
+    if (found.length === 0) {
+      await sql(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema, 'schema name')}`);
+      await sql(`
         CREATE TABLE ${qualified} (
           id text COLLATE "C" PRIMARY KEY,
           key text NOT NULL,
@@ -95,11 +104,11 @@ export async function ensurePgSchema(client: PoolClient, schema: string, table: 
           recorded_at timestamptz,
           expires_at timestamptz
         )`);
-      await client.query(
+      await sql(
         `CREATE INDEX ${quoteIdentifier(table + INDEX_SUFFIXES.expiresAt, 'index name')} ON ${qualified} (expires_at) WHERE origin IS NOT NULL`,
       );
     } else {
-      const types = new Map(found.rows.map((c) => [c.column_name, c.data_type]));
+      const types = new Map(found.map((c) => [c.column_name, c.data_type]));
       const problems = Object.entries(COLUMNS)
         .filter(([name, type]) => types.get(name) !== type)
         .map(([name, type]) =>
@@ -111,9 +120,9 @@ export async function ensurePgSchema(client: PoolClient, schema: string, table: 
         );
       }
     }
-    await client.query('COMMIT');
+    await sql('COMMIT');
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    await sql('ROLLBACK').catch(() => undefined);
     throw error;
   }
 }
