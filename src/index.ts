@@ -85,7 +85,13 @@ export {
 export { MAX_LEASE_MS, MAX_RETENTION_MS, MAX_TIMEOUT_MS } from './stores/store-options.js';
 export { SqliteEffectStore, type SqliteEffectStoreOptions } from './stores/sqlite-effect-store.js';
 export { PostgresEffectStore, type PostgresEffectStoreOptions } from './stores/postgres-effect-store.js';
-export { DEFAULT_PG_CONNECT_TIMEOUT_MS, type PgPoolSource } from './stores/postgres-connection.js';
+export {
+  DEFAULT_PG_CONNECT_TIMEOUT_MS,
+  DEFAULT_PG_QUERY_TIMEOUT_MS,
+  DEFAULT_PG_STATEMENT_TIMEOUT_MS,
+  type PgPoolSource,
+} from './stores/postgres-connection.js';
+export type { PgPool, PgPoolClient, PgPoolConfig, PgQueryConfig, PgQueryResult } from './stores/postgres-types.js';
 export {
   createEffectStore,
   type CreateEffectStoreOptions,
