@@ -70,11 +70,13 @@ export async function main(argv: readonly string[], print: (line: string) => voi
   for (const seed of options.seeds) {
     const result: SeedResult = await simulate(seed, features);
     applications += result.applications;
-    for (const cause of result.explained) explained.set(cause, (explained.get(cause) ?? 0) + 1);
+    for (const { cause } of result.explained) explained.set(cause, (explained.get(cause) ?? 0) + 1);
     for (const v of result.violations) print(`seed ${seed}: ${v.invariant}: ${v.message}`);
     if (result.violations.length > 0) failingSeeds++;
     violations += result.violations.length;
     const traced = options.verbose || (result.violations.length > 0 && failingSeeds <= TRACED_FAILURES);
+    if (options.verbose)
+      for (const e of result.explained) print(`seed ${seed}: documented duplicate, ${e.cause}: ${e.because}`);
     if (traced) print(result.trace);
     else if (result.violations.length > 0) print(`    (replay: npm run sim -- --seed ${seed} --verbose)`);
   }

@@ -1,7 +1,6 @@
 import { describeError, type Actor } from './actors.js';
-import { explainDuplicate } from './duplicate-causes.js';
+import { explainDuplicate, type Explanation } from './duplicate-causes.js';
 import { claimOf, lastCheck, leaseEndAt, liveAt, type History } from './history.js';
-import type { DuplicateCause } from './remotes.js';
 
 /** One invariant a history broke, in one line. */
 export interface Violation {
@@ -12,8 +11,8 @@ export interface Violation {
 /** The verdict on one history. */
 export interface Verdict {
   readonly violations: Violation[];
-  /** Second applications the strategy admits, by the documented cause that explains each. */
-  readonly explained: readonly DuplicateCause[];
+  /** Second applications the strategy admits, each with the documented cause that explains it. */
+  readonly explained: readonly Explanation[];
 }
 
 /**
@@ -21,12 +20,12 @@ export interface Verdict {
  * a correct history.
  */
 export function judge(h: History): Verdict {
-  const explained: DuplicateCause[] = [];
+  const explained: Explanation[] = [];
   const violations = checkInvariants(h, explained);
   return { violations, explained };
 }
 
-function checkInvariants(h: History, explained: DuplicateCause[]): Violation[] {
+function checkInvariants(h: History, explained: Explanation[]): Violation[] {
   return [
     ...atMostOnce(h, explained),
     ...lastCheckSound(h),
@@ -43,7 +42,7 @@ function checkInvariants(h: History, explained: DuplicateCause[]): Violation[] {
  * tolerance); for the others, every second application is explained by a cause the README
  * documents for that strategy (see {@link explainDuplicate}).
  */
-function atMostOnce(h: History, explained: DuplicateCause[]): Violation[] {
+function atMostOnce(h: History, explained: Explanation[]): Violation[] {
   const apps = h.remote.applications;
   const violations: Violation[] = [];
   for (let k = 1; k < apps.length; k++) {
@@ -53,7 +52,7 @@ function atMostOnce(h: History, explained: DuplicateCause[]): Violation[] {
     const admitted = explanations.filter((e) => h.remote.admits.has(e.cause));
     const first = admitted[0];
     if (first !== undefined) {
-      explained.push(first.cause);
+      explained.push(first);
       continue;
     }
     const list = apps.map((a) => `${a.by} at ${a.at} ms`).join(', ');

@@ -4,7 +4,8 @@ import type { History } from './history.js';
 import { judge, type Violation } from './invariants.js';
 import { Network } from './network.js';
 import { Prng } from './prng.js';
-import { createRemote, type DuplicateCause } from './remotes.js';
+import type { Explanation } from './duplicate-causes.js';
+import { createRemote } from './remotes.js';
 import { describeScenario, drawScenario, type Scenario } from './scenario.js';
 import { SimProcess } from './sim-process.js';
 import { SimStoreConnection } from './store-connection.js';
@@ -35,8 +36,8 @@ export interface SeedResult {
   readonly trace: string;
   /** Applications of the effect on the remote. */
   readonly applications: number;
-  /** Second applications the remote's strategy admits, by their documented cause. */
-  readonly explained: readonly DuplicateCause[];
+  /** Second applications the remote's strategy admits, each with the documented cause that explains it. */
+  readonly explained: readonly Explanation[];
   /** Virtual time the history covered, ms. */
   readonly virtualMs: number;
 }
