@@ -2,10 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundle } from '@temporalio/worker';
+import { Context } from '@temporalio/activity';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { tool } from 'ai';
 import { z } from 'zod';
 import {
@@ -13,6 +15,8 @@ import {
   defineEffectTool,
   MemoryEffectStore,
   SqliteEffectStore,
+  type ClaimRequest,
+  type ClaimResult,
   type IEffectStore,
 } from '../../src/index.js';
 import { LocalGitHubServer } from '../../testing/github/index.js';
@@ -57,6 +61,14 @@ async function withWorker<T>(
   });
   return worker.runUntil(run(taskQueue));
 }
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -282,52 +294,139 @@ describe('agent workflow on the time-skipping server', () => {
     expect(aborted).toBeDefined();
   });
 
-  it('a zombie attempt that outlives its start-to-close timeout never applies the effect beside its retry', async () => {
-    const applied: string[] = [];
-    let checks = 0;
-    const notify = defineEffectTool({
-      description: 'Sends a notification.',
-      inputSchema: z.object({ text: z.string() }),
-      alreadyApplied: async () => {
-        // The first attempt stalls here, past its timeout, while Temporal starts the next one.
-        if (checks++ === 0) await new Promise((resolve) => setTimeout(resolve, 3_000));
-        return applied.length > 0 ? { sent: true } : undefined;
+  // Two workers on one SQLite file, each with its own store instance (no in-process sharing
+  // between them). Worker A has one activity slot, held by the zombie, so the retry runs on B.
+  // The zombie asked the remote before it stalled (nothing there yet) and posts only once the
+  // retry had its chance to post too: refused by the claim well past the zombie's lease, or
+  // inside execute itself. Only the claim, held while execute runs even after the attempt's
+  // deadline, keeps the retry from posting beside it; alreadyApplied cannot see a comment that
+  // has not landed yet.
+  it('a zombie still inside execute after its start-to-close timeout keeps its claim past its lease: the retry on another worker waits for its record, exactly one comment', async () => {
+    const issue = openIssue(github);
+    const LEASE_MS = 1_000; // the start-to-close timeout: the shorter of it and the heartbeat timeout
+    const dbPath = join(dir, `zombie-${randomUUID()}.db`);
+    let zombieDeadline = Infinity;
+    const zombieInside = deferred();
+    const retryRefusedPastLease = deferred();
+    const retryExecuting = deferred();
+    const zombiePosted = deferred();
+    /** Worker B's store: tells when B was refused the key after the zombie's lease would have run out unrenewed. */
+    class WatchedStore extends SqliteEffectStore {
+      override async claim(key: string, request: ClaimRequest): Promise<ClaimResult> {
+        const answer = await super.claim(key, request);
+        if (answer.status === 'busy' && performance.now() >= zombieDeadline + LEASE_MS + 250) {
+          retryRefusedPastLease.resolve();
+        }
+        return answer;
+      }
+    }
+    const agent = createResponder({
+      githubUrl: github.url,
+      model: scriptedModel([answer(issue), { text: 'Done.' }]),
+      beforeComment: async () => {
+        if (Context.current().info.attempt > 1) return retryExecuting.resolve();
+        // Its signal aborts at the deadline (created just before execute); the zombie ignores it.
+        zombieDeadline = performance.now() + LEASE_MS;
+        zombieInside.resolve();
+        await Promise.race([retryRefusedPastLease.promise, retryExecuting.promise, sleep(20_000)]);
       },
-      execute: async ({ text }) => {
-        applied.push(text);
-        return { sent: true };
+      afterComment: () => {
+        if (Context.current().info.attempt === 1) zombiePosted.resolve();
       },
     });
-    const agent = defineAgent({
-      name: 'notifier',
-      model: scriptedModel([
-        { toolCalls: [{ toolName: 'notify', input: { text: 'deploy finished' } }] },
-        { text: 'Done.' },
-      ]),
-      tools: { notify },
-    });
-    const store = new SqliteEffectStore(join(dir, `zombie-${randomUUID()}.db`));
-    const result = await withWorker(
-      [
-        {
-          agent,
-          tools: {
-            notify: {
-              startToCloseTimeout: '1 second',
-              retry: { initialInterval: '100 ms', maximumInterval: '200 ms' },
-            },
+    const stores = [new SqliteEffectStore(dbPath), new WatchedStore(dbPath)];
+    const taskQueue = `q-${randomUUID()}`;
+    const worker = (i: number) =>
+      createAgentWorker({
+        connection: env.nativeConnection,
+        taskQueue,
+        agents: [
+          { agent, tools: { comment: { startToCloseTimeout: LEASE_MS, retry: { initialInterval: '100 ms' } } } },
+        ],
+        store: stores[i]!,
+        workerOptions: {
+          workflowBundle: bundle,
+          ...(i === 0 ? { maxConcurrentActivityTaskExecutions: 1 } : {}),
+          // Two workers of one task queue in one process need distinct versions; versioning stays off.
+          workerDeploymentOptions: {
+            version: { deploymentName: `zombie-${taskQueue}`, buildId: `worker-${i}` },
+            useWorkerVersioning: false,
           },
         },
-      ],
-      async (taskQueue) => (await startAgentRun(env.client, { agent: 'notifier', prompt: 'go', taskQueue })).result(),
-      store,
-    );
-    await new Promise((resolve) => setTimeout(resolve, 3_500));
-    expect(applied).toEqual(['deploy finished']);
-    expect(result.effects).toEqual([expect.objectContaining({ toolName: 'notify', outcome: 'executed' })]);
-    expect(result.effects[0]?.attempts).toBeGreaterThan(1);
-    await store.close();
+      });
+    const [a, b] = await Promise.all([worker(0), worker(1)]);
+    try {
+      const result = await a.runUntil(async () => {
+        const handle = await startAgentRun(env.client, { agent: 'responder', prompt: 'go', taskQueue });
+        await zombieInside.promise;
+        return b.runUntil(handle.result());
+      });
+      await zombiePosted.promise;
+      expect(commentsOn(github, issue)).toBe(1);
+      expect(result.effects).toEqual([expect.objectContaining({ toolName: 'comment', outcome: 'recorded' })]);
+      expect(result.effects[0]?.attempts).toBeGreaterThan(1);
+      // The record is the zombie's: it applied the effect, and the retry took its result.
+      expect(await stores[0]!.get(result.effects[0]?.key ?? '')).toMatchObject({ origin: 'executed', attempt: 1 });
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+    }
   }, 60_000);
+
+  // A listed failure type thrown by the tool's own error class of that name (Temporal takes the
+  // failure type from the constructor's name). It is not one of this library's errors, so nothing
+  // marks it non-retryable but the list in workflows/activity-options.ts.
+  it.each([
+    ['ToolNotAllowedError', 'answered'],
+    ['UnknownToolError', 'answered'],
+    ['InvalidToolInputError', 'answered'],
+    ['ApprovalRequiredError', 'answered'],
+    ['InvalidEffectKeyError', 'fails the run'],
+    ['InvalidEffectToolError', 'fails the run'],
+    ['UnknownAgentError', 'fails the run'],
+    ['LegacyContextFieldError', 'fails the run'],
+  ] as const)(
+    "a tool's own %s (not a library error) is never retried, by the non-retryable type list: the effect call is attempted exactly once (%s)",
+    async (type, then) => {
+      const ToolError = { [type]: class extends Error {} }[type]!;
+      let attempts = 0;
+      const refuse = defineEffectTool({
+        description: 'Files a change the remote may refuse.',
+        inputSchema: z.object({ change: z.string() }),
+        execute: async (): Promise<{ filed: boolean }> => {
+          attempts++;
+          throw new ToolError('the tracker refused the change');
+        },
+      });
+      const agent = defineAgent({
+        name: 'refused',
+        model: scriptedModel([
+          { toolCalls: [{ toolName: 'refuse', input: { change: 'c' } }] },
+          { text: 'Could not file it.' },
+        ]),
+        tools: { refuse },
+      });
+      const outcome = await withWorker(
+        [{ agent, tools: { refuse: { retry: { initialInterval: '10 ms', maximumAttempts: 3 } } } }],
+        async (taskQueue) => {
+          const handle = await startAgentRun(env.client, { agent: 'refused', prompt: 'go', taskQueue });
+          return handle.result().then(
+            (result) => ({ result }),
+            (error: unknown) => ({ error }),
+          );
+        },
+      );
+      expect(attempts).toBe(1);
+      if (then === 'answered') {
+        expect('result' in outcome).toBe(true);
+        const told = 'result' in outcome ? JSON.stringify(outcome.result.messages.find((m) => m.role === 'tool')) : '';
+        expect(told).toContain(`${type}: the tracker refused the change`);
+      } else {
+        expect('error' in outcome && outcome.error).toBeInstanceOf(WorkflowFailedError);
+        const failure = 'error' in outcome ? (outcome.error as WorkflowFailedError).cause : undefined;
+        expect(JSON.stringify(failure?.message)).toContain('the tracker refused the change');
+      }
+    },
+  );
 
   it('schema-invalid tool input and unknown tool names go back to the model without an activity or a retry', async () => {
     const issue = openIssue(github);
