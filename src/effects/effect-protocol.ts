@@ -16,7 +16,7 @@ import {
 import { awaitSharedCall } from './shared-call.js';
 import { assertEffectKey, defaultEffectKey, inputFingerprint } from './effect-key.js';
 import type { EffectCallReport, EffectLogger, EffectOutcome } from './effect-report.js';
-import { recordedResult, runExecute, UNSERIALIZABLE_MARK, unserializableReason } from './effect-result.js';
+import { recordedResult, runExecute, unserializableReason } from './effect-result.js';
 import { consoleEffectLogger } from './effect-report.js';
 import { inFlightCalls } from './in-flight.js';
 import { DEFAULT_ABORT_GRACE_MS, keepLease } from './lease-keeper.js';
@@ -245,9 +245,10 @@ async function runProtocol(
   if (finishedElsewhere !== undefined) return recorded(finishedElsewhere, call, key, attempt);
   const unserializable = unserializableReason(result);
   if (unserializable !== undefined) {
-    // Applied, but neither recordable nor sendable: record the key as done with the error in
-    // place of the result, so no retry and no later call applies the effect again.
-    const tombstone = recordInput({ [UNSERIALIZABLE_MARK]: unserializable }, origin);
+    // Applied, but neither recordable nor sendable: record the key as done, with the reason in a
+    // field of its own (a mark inside the result could be any execute's real result), so no retry
+    // and no later call applies the effect again.
+    const tombstone: EffectRecordInput = { ...recordInput(undefined, origin), unserializable };
     try {
       await writeRecord(store, lease, key, tombstone);
     } catch (error) {

@@ -35,14 +35,14 @@ async function lastValue(
   return last;
 }
 
-/** Key of the record result that stands for a result that could not be serialised (the effect is done). */
-export const UNSERIALIZABLE_MARK = '$chamviUnserializableResult';
-
-/** A recorded result, or the recorded "applied, result not serialisable" error thrown again. */
+/**
+ * A recorded result, or the recorded "applied, result not serialisable" error thrown again. The
+ * mark is the record's own `unserializable` field, never a shape of the result: whatever an
+ * `execute` returned, `{ $chamviUnserializableResult: 'x' }` included, comes back as is.
+ */
 export function recordedResult(record: EffectRecord, call: EffectCall, key: string): unknown {
-  const result = record.result as Record<string, unknown> | undefined;
-  if (typeof result === 'object' && result !== null && typeof result[UNSERIALIZABLE_MARK] === 'string') {
-    throw new EffectResultNotSerializableError(call.toolName, key, result[UNSERIALIZABLE_MARK]);
+  if (record.unserializable !== undefined) {
+    throw new EffectResultNotSerializableError(call.toolName, key, record.unserializable);
   }
   return record.result;
 }

@@ -15,7 +15,20 @@ export interface ManagedEffectStore extends IEffectStore, EffectClaims {
   put(key: string, record: Parameters<IEffectStore['put']>[1]): Promise<EffectRecord>;
   /** Finished, unexpired records whose key starts with `prefix`, in key order. */
   list(prefix: string): Promise<EffectRecord[]>;
-  /** Deletes up to `limit` expired finished records (default 1000); returns how many it deleted. */
+  /**
+   * Deletes up to `limit` rows the store no longer needs (default 1000; a whole number, or
+   * `Infinity`); returns how many it deleted:
+   * - finished records past their expiry (`expiresAt`: the retention after they were written);
+   * - abandoned claims: keys an attempt claimed but never recorded (it threw, crashed, or was
+   *   released), once their lease ended more than `retentionMs` ago.
+   *
+   * A claim is never deleted while its lease is live, nor soon after it ended: the attempt holding
+   * it may still be finishing (a slow remote call, a paused process), and within the retry horizon
+   * the row must stay, so that every takeover still raises the fence and a late `complete`,
+   * `renew` or `release` with an old token is refused against it. One retention after the lease
+   * ended is the same horizon finished records get: past it, a retry would find no record either
+   * way, and `alreadyApplied` is what guards it.
+   */
   prune(limit?: number): Promise<number>;
   /** Releases connections and files. */
   close(): Promise<void>;

@@ -16,6 +16,7 @@ export interface EffectRow {
   readonly runId: string | null;
   readonly attempt: number | null;
   readonly fingerprint: string | null;
+  readonly unserializable: string | null;
 }
 
 /** The columns a SQL store writes for a finished record (times are filled in by the database). */
@@ -30,15 +31,22 @@ export interface RecordColumns {
   readonly fingerprint: string | null;
   /** The caller's `recordedAt`, or null to let the database stamp its own time. */
   readonly recordedAt: string | null;
+  /** Why the applied effect's result could not be recorded (then there is no result), or null. */
+  readonly unserializable: string | null;
 }
 
 /**
  * What a SQL store writes for `input`. The result is kept as JSON text (not a JSON column type),
  * so what comes back is exactly `JSON.parse(JSON.stringify(result))`, `"\u0000"` and key order
- * included. A result JSON cannot express (`undefined`, a function) is recorded as `undefined`.
+ * included. A result JSON cannot express (`undefined`, a function) is recorded as `undefined`, and
+ * so is the result of a record marked `unserializable` (its reason goes in a column of its own).
  */
 export function toRecordColumns(input: EffectRecordInput): RecordColumns {
-  const text = input.result === undefined ? undefined : (JSON.stringify(input.result) as string | undefined);
+  const unserializable = input.unserializable ?? null;
+  const text =
+    input.result === undefined || unserializable !== null
+      ? undefined
+      : (JSON.stringify(input.result) as string | undefined);
   return {
     toolName: input.toolName,
     origin: input.origin,
@@ -48,6 +56,7 @@ export function toRecordColumns(input: EffectRecordInput): RecordColumns {
     attempt: input.attempt ?? null,
     fingerprint: input.fingerprint ?? null,
     recordedAt: input.recordedAt ?? null,
+    unserializable,
   };
 }
 
@@ -65,5 +74,6 @@ export function fromRow(row: EffectRow): EffectRecord {
   if (row.runId !== null) record['runId'] = row.runId;
   if (row.attempt !== null) record['attempt'] = row.attempt;
   if (row.fingerprint !== null) record['fingerprint'] = row.fingerprint;
+  if (row.unserializable !== null) record['unserializable'] = row.unserializable;
   return record as unknown as EffectRecord;
 }

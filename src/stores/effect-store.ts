@@ -23,6 +23,14 @@ export interface EffectRecord<Result = unknown> {
   readonly resultUndefined?: boolean;
   /** When the store may forget the record, ISO 8601; absent means never. */
   readonly expiresAt?: string;
+  /**
+   * Set when the effect was applied but its result could not be serialised (a BigInt, a cycle):
+   * why. The record then has no result (`resultUndefined`), and every later call of the key fails
+   * with `EffectResultNotSerializableError` instead of applying the effect again. A field of its
+   * own, never a shape inside `result`, so whatever `execute` returns comes back as is; a custom
+   * store must keep it like the other fields.
+   */
+  readonly unserializable?: string;
 }
 
 /** What a caller hands to {@link IEffectStore.put}; the store may fill in `recordedAt` and `expiresAt`. */

@@ -15,6 +15,7 @@ import { checkClaimRequest, checkLease, checkPruneLimit, msOption, RETENTION_RAN
 interface Entry {
   owner?: string;
   fence: number;
+  /** When the lease ends or ended (a released claim: when it was released), epoch ms. */
   leaseUntil: number;
   record?: Finished;
 }
@@ -36,6 +37,7 @@ interface Finished {
   readonly runId: string | undefined;
   readonly attempt: number | undefined;
   readonly fingerprint: string | undefined;
+  readonly unserializable: string | undefined;
 }
 
 /** Options of {@link MemoryEffectStore}. */
@@ -114,7 +116,7 @@ export class MemoryEffectStore implements IEffectStore, EffectClaims {
       const entry = this.entries.get(token.key);
       if (entry !== undefined) {
         delete entry.owner;
-        entry.leaseUntil = 0;
+        entry.leaseUntil = this.now(); // prune measures the claim's age from here
       }
       return { status: 'ok' };
     });
@@ -131,7 +133,11 @@ export class MemoryEffectStore implements IEffectStore, EffectClaims {
     });
   }
 
-  /** Deletes up to `limit` expired finished records; returns how many it deleted. */
+  /**
+   * Deletes up to `limit` (default 1000) expired finished records and abandoned claims (lease
+   * ended more than `retentionMs` ago); returns how many it deleted. See `ManagedEffectStore.prune`
+   * for why a claim is kept that long.
+   */
   prune(limit = 1000): Promise<number> {
     return settle(() => this.pruneNow(checkPruneLimit(limit)));
   }
@@ -141,7 +147,9 @@ export class MemoryEffectStore implements IEffectStore, EffectClaims {
     let deleted = 0;
     for (const [key, entry] of this.entries) {
       if (deleted >= limit) break;
-      if (entry.record !== undefined && entry.record.expiresAt <= now) {
+      const expired =
+        entry.record !== undefined ? entry.record.expiresAt <= now : entry.leaseUntil + this.retentionMs <= now;
+      if (expired) {
         this.entries.delete(key);
         deleted++;
       }
@@ -177,7 +185,9 @@ export class MemoryEffectStore implements IEffectStore, EffectClaims {
       recordedAt: input.recordedAt ?? now,
       expiresAt: now + this.retentionMs,
       // JSON.stringify gives undefined (its typings say string) for a function or a symbol.
-      resultJson: input.result === undefined ? undefined : JSON.stringify(input.result),
+      resultJson:
+        input.result === undefined || input.unserializable !== undefined ? undefined : JSON.stringify(input.result),
+      unserializable: input.unserializable,
       runId: input.runId,
       attempt: input.attempt,
       fingerprint: input.fingerprint,
@@ -213,6 +223,7 @@ function toRecord(key: string, done: Finished): EffectRecord {
   if (done.runId !== undefined) record['runId'] = done.runId;
   if (done.attempt !== undefined) record['attempt'] = done.attempt;
   if (done.fingerprint !== undefined) record['fingerprint'] = done.fingerprint;
+  if (done.unserializable !== undefined) record['unserializable'] = done.unserializable;
   return record as unknown as EffectRecord;
 }
 

@@ -121,15 +121,24 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims {
     return rows.length === 0 ? this.lost(token.key) : { status: 'ok' };
   }
 
-  /** Deletes up to `limit` expired finished records (default 1000), in batches of 500; returns how many. */
+  /**
+   * Deletes up to `limit` (default 1000) expired finished records, then abandoned claims (lease
+   * ended more than `retentionMs` ago), in batches of 500; returns how many rows it deleted. See
+   * `ManagedEffectStore.prune` for why a claim is kept that long.
+   */
   async prune(limit = 1000): Promise<number> {
     checkPruneLimit(limit);
     let deleted = 0;
-    while (deleted < limit) {
-      const batch = Math.min(PRUNE_BATCH, limit - deleted);
-      const changes = (await this.conn.exec(this.sql.prune, [batch])).rowCount ?? 0;
-      deleted += changes;
-      if (changes < batch) break;
+    for (const [text, extra] of [
+      [this.sql.prune, []],
+      [this.sql.pruneClaims, [this.retentionMs]],
+    ] as const) {
+      while (deleted < limit) {
+        const batch = Math.min(PRUNE_BATCH, limit - deleted);
+        const changes = (await this.conn.exec(text, [batch, ...extra])).rowCount ?? 0;
+        deleted += changes;
+        if (changes < batch) break;
+      }
     }
     return deleted;
   }
@@ -155,7 +164,7 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims {
 
   private cols(record: EffectRecordInput): unknown[] {
     const c = toRecordColumns(record);
-    const tail = [c.origin, c.result, c.resultUndefined, c.recordedAt, this.retentionMs];
+    const tail = [c.origin, c.result, c.resultUndefined, c.recordedAt, this.retentionMs, c.unserializable];
     return [c.toolName, c.runId, c.attempt, c.fingerprint, ...tail];
   }
 

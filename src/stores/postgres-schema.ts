@@ -18,7 +18,17 @@ const COLUMNS: Readonly<Record<string, string>> = {
   result_undefined: 'boolean',
   recorded_at: 'timestamp with time zone',
   expires_at: 'timestamp with time zone',
+  unserializable: 'text',
 };
+
+/**
+ * Columns later versions added. A table that lacks only these is migrated in place (see
+ * {@link migratePgTable}) instead of refused, so a store upgraded under existing data keeps it.
+ */
+const ADDED_COLUMNS: ReadonlySet<string> = new Set(['unserializable']);
+
+/** Key of the result object by which version 0.2.0 marked an unserialisable result in band. */
+const LEGACY_UNSERIALIZABLE_MARK = '$chamviUnserializableResult';
 
 /** Longest identifier PostgreSQL keeps: longer ones are silently truncated to 63 bytes. */
 const MAX_PG_IDENTIFIER = 63;
@@ -57,9 +67,10 @@ export function quoteTableName(table: string): string {
 }
 
 /**
- * Creates the schema, the effects table and its expiry index if missing, else checks the table's
- * columns. Runs in one transaction under an advisory lock, so workers starting together do not
- * race on `CREATE … IF NOT EXISTS` (which is not safe against itself in PostgreSQL).
+ * Creates the schema, the effects table and its expiry and claim indexes if missing, else checks
+ * the table's columns, migrating a table of an earlier version that lacks only newer ones. Runs in
+ * one transaction under an advisory lock, so workers starting together do not race on
+ * `CREATE … IF NOT EXISTS` (which is not safe against itself in PostgreSQL) or on the migration.
  *
  * The primary key `id` uses the C collation: byte order makes prefix range scans (`list`) use
  * the index and keeps comparisons cheap.
@@ -102,15 +113,18 @@ export async function ensurePgSchema(
           result text,
           result_undefined boolean NOT NULL DEFAULT false,
           recorded_at timestamptz,
-          expires_at timestamptz
+          expires_at timestamptz,
+          unserializable text
         )`);
       await sql(
         `CREATE INDEX ${quoteIdentifier(table + INDEX_SUFFIXES.expiresAt, 'index name')} ON ${qualified} (expires_at) WHERE origin IS NOT NULL`,
       );
+      await sql(claimIndex(qualified, table));
     } else {
       const types = new Map(found.map((c) => [c.column_name, c.data_type]));
+      const missing = Object.keys(COLUMNS).filter((name) => !types.has(name));
       const problems = Object.entries(COLUMNS)
-        .filter(([name, type]) => types.get(name) !== type)
+        .filter(([name, type]) => types.get(name) !== type && !(ADDED_COLUMNS.has(name) && !types.has(name)))
         .map(([name, type]) =>
           types.has(name) ? `${name} is ${types.get(name)}, expected ${type}` : `${name} is missing`,
         );
@@ -119,10 +133,49 @@ export async function ensurePgSchema(
           `Table ${schema}.${table} is not a compatible effect store table (${problems.join('; ')}). Point the store at another schema or table, or migrate the table.`,
         );
       }
+      if (missing.length > 0) await migratePgTable(sql, qualified, missing);
+      // Checked, not CREATE INDEX IF NOT EXISTS: that would lock the table against writes even when the index exists.
+      const [claims] = await sql<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [
+        `${quoteIdentifier(schema, 'schema name')}.${quoteIdentifier(table + INDEX_SUFFIXES.claims, 'index name')}`,
+      ]);
+      if ((claims?.found ?? null) === null) await sql(claimIndex(qualified, table));
     }
     await sql('COMMIT');
   } catch (error) {
     await sql('ROLLBACK').catch(() => undefined);
     throw error;
   }
+}
+
+/** The partial index `prune` finds abandoned claims by: only unfinished rows, so it stays small. */
+function claimIndex(qualified: string, table: string): string {
+  return `CREATE INDEX ${quoteIdentifier(table + INDEX_SUFFIXES.claims, 'index name')} ON ${qualified} (lease_until) WHERE origin IS NULL`;
+}
+
+/**
+ * Brings a table of an earlier version up to date, inside the caller's transaction and advisory
+ * lock. Earlier versions' statements name their columns, so their workers keep running on the
+ * migrated table (a rolling upgrade).
+ *
+ * - `unserializable` is added (a nullable column: no rewrite of the table). Records that 0.2.0
+ *   marked in band (a result object whose `$chamviUnserializableResult` is a string) meant exactly
+ *   that there, so they move to the column.
+ * - Claims released by an earlier version kept no time (`lease_until` NULL); they get the
+ *   migration's time, so `prune` can remove them one retention later, like every other ended claim.
+ */
+async function migratePgTable(
+  sql: (text: string, values?: unknown[]) => Promise<unknown[]>,
+  qualified: string,
+  missing: readonly string[],
+): Promise<void> {
+  if (missing.includes('unserializable')) {
+    await sql(`ALTER TABLE ${qualified} ADD COLUMN unserializable text`);
+    // The LIKE keeps the JSON parse to the rows 0.2.0 wrote that way (json, not jsonb: it takes any escape).
+    await sql(
+      `UPDATE ${qualified} SET unserializable = result::json ->> $1, result = NULL, result_undefined = true
+       WHERE origin IS NOT NULL AND result LIKE $2 AND json_typeof(result::json -> $1) = 'string'`,
+      [LEGACY_UNSERIALIZABLE_MARK, `{"${LEGACY_UNSERIALIZABLE_MARK}":%`],
+    );
+  }
+  await sql(`UPDATE ${qualified} SET lease_until = now() WHERE origin IS NULL AND lease_until IS NULL`);
 }

@@ -147,15 +147,25 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims {
     return this.fenced(token, (sql) => sql.renew.get({ ...tokenParams(token), lease }));
   }
 
-  /** Deletes up to `limit` expired finished records (default 1000), in batches of 500; returns how many. */
+  /**
+   * Deletes up to `limit` (default 1000) expired finished records, then abandoned claims (lease
+   * ended more than `retentionMs` ago), in batches of 500; returns how many rows it deleted. See
+   * `ManagedEffectStore.prune` for why a claim is kept that long.
+   */
   async prune(limit = 1000): Promise<number> {
     checkPruneLimit(limit);
     let deleted = 0;
-    while (deleted < limit) {
-      const batch = Math.min(PRUNE_BATCH, limit - deleted);
-      const changes = await this.conn.run((sql) => Number(sql.prune.run({ n: batch }).changes));
-      deleted += changes;
-      if (changes < batch) break;
+    for (const kind of ['prune', 'pruneClaims'] as const) {
+      while (deleted < limit) {
+        const batch = Math.min(PRUNE_BATCH, limit - deleted);
+        const changes = await this.conn.run((sql) =>
+          Number(
+            sql[kind].run({ n: batch, ...(kind === 'pruneClaims' ? { retention: this.retentionMs } : {}) }).changes,
+          ),
+        );
+        deleted += changes;
+        if (changes < batch) break;
+      }
     }
     return deleted;
   }
@@ -212,6 +222,7 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims {
       fp: c.fingerprint,
       recordedAt: c.recordedAt,
       retention: this.retentionMs,
+      unser: c.unserializable,
     };
   }
 }

@@ -27,7 +27,17 @@ const COLUMNS: Readonly<Record<string, string>> = {
   result_undefined: 'INTEGER',
   recorded_at: 'TEXT',
   expires_at: 'INTEGER',
+  unserializable: 'TEXT',
 };
+
+/**
+ * Columns later versions added. A table that lacks only these is migrated in place (see
+ * {@link migrateSqliteTable}) instead of refused, so a store upgraded under existing data keeps it.
+ */
+const ADDED_COLUMNS: ReadonlySet<string> = new Set(['unserializable']);
+
+/** Key of the result object by which version 0.2.0 marked an unserialisable result in band. */
+const LEGACY_UNSERIALIZABLE_MARK = '$chamviUnserializableResult';
 
 /** A table name usable unquoted-safe inside double quotes: letters, digits, underscores. */
 export function checkIdentifier(name: string, what: string): string {
@@ -40,9 +50,10 @@ export function checkIdentifier(name: string, what: string): string {
 }
 
 /**
- * Creates the effects table (and its expiry index) if missing, else checks that it has the
- * expected columns. Runs inside `BEGIN IMMEDIATE` so that two processes opening a new file at
- * once do not both try to create it.
+ * Creates the effects table (and its expiry and claim indexes) if missing, else checks that it has
+ * the expected columns, migrating a table of an earlier version that lacks only newer ones. Runs
+ * inside `BEGIN IMMEDIATE` so that two processes opening a new file at once do not both try to
+ * create (or migrate) it.
  *
  * @throws EffectStoreSchemaError on an SQLite older than {@link MIN_SQLITE_VERSION} or a table
  *   with missing or differently typed columns.
@@ -72,15 +83,18 @@ export function ensureSqliteSchema(db: DatabaseSync, table: string, where: strin
         result TEXT,
         result_undefined INTEGER NOT NULL DEFAULT 0,
         recorded_at TEXT,
-        expires_at INTEGER
+        expires_at INTEGER,
+        unserializable TEXT
       ) WITHOUT ROWID;
       CREATE INDEX IF NOT EXISTS "${table}_expires_at" ON "${table}" (expires_at) WHERE origin IS NOT NULL;
+      CREATE INDEX IF NOT EXISTS "${table}_claims" ON "${table}" (lease_until) WHERE origin IS NULL;
     `);
     return;
   }
   const types = new Map(found.map((c) => [c.name, c.type.toUpperCase()]));
+  const missing = Object.keys(COLUMNS).filter((name) => !types.has(name));
   const problems = Object.entries(COLUMNS)
-    .filter(([name, type]) => types.get(name) !== type)
+    .filter(([name, type]) => types.get(name) !== type && !(ADDED_COLUMNS.has(name) && !types.has(name)))
     .map(([name, type]) =>
       types.has(name) ? `${name} is ${types.get(name)}, expected ${type}` : `${name} is missing`,
     );
@@ -89,6 +103,31 @@ export function ensureSqliteSchema(db: DatabaseSync, table: string, where: strin
       `Table "${table}" in ${where} is not a compatible effect store table (${problems.join('; ')}). Point the store at another table (option "table") or file, or migrate the table.`,
     );
   }
+  if (missing.length > 0) migrateSqliteTable(db, table, missing);
+}
+
+/**
+ * Brings a table of an earlier version up to date, inside the caller's `BEGIN IMMEDIATE` (so one
+ * process migrates and the others then find the new columns). Earlier versions' statements name
+ * their columns, so they keep working on the migrated table.
+ *
+ * - `unserializable` is added. Records that 0.2.0 marked in band (a result object whose
+ *   `$chamviUnserializableResult` is a string) meant exactly that there, so they move to the column.
+ * - Claims released by an earlier version kept no time (`lease_until` NULL); they get the
+ *   migration's time, so `prune` can remove them one retention later, like every other ended claim.
+ * - The index `prune` uses for claims is created.
+ */
+function migrateSqliteTable(db: DatabaseSync, table: string, missing: readonly string[]): void {
+  const t = `"${table}"`;
+  const mark = `'$."${LEGACY_UNSERIALIZABLE_MARK}"'`;
+  if (missing.includes('unserializable')) {
+    db.exec(`ALTER TABLE ${t} ADD COLUMN unserializable TEXT`);
+    db.exec(`
+      UPDATE ${t} SET unserializable = json_extract(result, ${mark}), result = NULL, result_undefined = 1
+      WHERE origin IS NOT NULL AND json_valid(result) AND json_type(result, ${mark}) = 'text'`);
+  }
+  db.exec(`UPDATE ${t} SET lease_until = ${SQLITE_NOW_MS} WHERE origin IS NULL AND lease_until IS NULL`);
+  db.exec(`CREATE INDEX IF NOT EXISTS "${table}_claims" ON ${t} (lease_until) WHERE origin IS NULL`);
 }
 
 function compareVersions(a: string, b: string): number {

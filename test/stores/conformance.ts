@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
 import {
   EffectKeyNotStorableError,
   InvalidClaimRequestError,
@@ -69,8 +69,11 @@ export function effectStoreConformance(harness: StoreHarness): void {
       opened.push(other);
       return other;
     };
+    // Closed after each test, not at the end: a suite's worth of open pools would crowd a shared server.
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((s) => s.close()));
+    });
     afterAll(async () => {
-      await Promise.all(opened.map((s) => s.close()));
       await harness.cleanup?.();
     });
 
@@ -294,15 +297,69 @@ export function effectStoreConformance(harness: StoreHarness): void {
       // Retention long enough that "fresh" cannot expire before the checks on a loaded machine.
       const store = await fresh({ retentionMs: 600 });
       for (let i = 0; i < 5; i++) await store.put(`old-${i}`, input(i));
-      await acquire(store, 'open-claim', 'A', 0);
       await harness.advance(800);
       await store.put('fresh', input('fresh'));
       expect(await store.prune(2)).toBe(2);
       expect(await store.prune(10)).toBe(3);
       expect(await store.prune()).toBe(0);
       expect((await store.get('fresh'))?.result).toBe('fresh');
-      // The expired open claim is not a finished record: it is kept, and its fence keeps growing.
-      expect(await store.claim('open-claim', request('B'))).toMatchObject({ status: 'acquired', takeover: true });
+    });
+
+    it('prune removes abandoned claims once their lease ended more than the retention ago, never a live or recently ended one', async () => {
+      const retentionMs = 1_500;
+      const store = await fresh({ retentionMs });
+      const live = await acquire(store, 'live', 'A'); // 60 s lease: live throughout
+      await acquire(store, 'abandoned', 'A', 0); // expired at once, never finished
+      await store.release(await acquire(store, 'released', 'A')); // given back after a failed attempt
+      await harness.advance(retentionMs + 500);
+      const recent = await acquire(store, 'recent', 'A', 0); // expired, but only just
+      await store.release(await acquire(store, 'recently-released', 'A'));
+      expect(await store.prune()).toBe(2);
+      expect(await store.prune()).toBe(0);
+      // The live claim is untouched: still busy, and its owner still completes it.
+      expect(await store.claim('live', request('B'))).toMatchObject({ status: 'busy', owner: 'A' });
+      // Recently ended claims are kept, so a takeover still raises their fence.
+      const taken = await store.claim('recent', request('B'));
+      expect(taken).toMatchObject({ status: 'acquired', takeover: true });
+      if (taken.status === 'acquired') expect(taken.token.fence).toBe(recent.fence + 1);
+      expect(await store.claim('recently-released', request('B'))).toMatchObject({ token: { fence: 2 } });
+      // The pruned ones are gone: a new claim starts over, as on a key never seen.
+      for (const key of ['abandoned', 'released']) {
+        expect(await store.claim(key, request('B'))).toMatchObject({
+          status: 'acquired',
+          takeover: false,
+          token: { fence: 1 },
+        });
+      }
+      expect((await store.complete(live, input('done'))).status).toBe('ok');
+    });
+
+    it('a record marked unserializable keeps the reason beside the record and has no result', async () => {
+      const store = await fresh();
+      const mark = { unserializable: 'BigInt at $.n cannot be serialised' };
+      const put = await store.put('put', input(undefined, mark));
+      const token = await acquire(store, 'complete', 'A');
+      const completed = await store.complete(token, input({ ignored: true }, mark));
+      for (const record of [put, completed.record, await store.get('put'), await store.get('complete')]) {
+        expect(record).toMatchObject({ ...mark, resultUndefined: true });
+        expect(record !== undefined && 'result' in record).toBe(false);
+      }
+      expect(await store.claim('put', request('B'))).toEqual({ status: 'done', record: put });
+      expect((await store.list('')).map((r) => [r.key, r.unserializable])).toEqual([
+        ['complete', mark.unserializable],
+        ['put', mark.unserializable],
+      ]);
+    });
+
+    it('a result shaped like the old in-band mark is a plain result: kept as is, not marked unserializable', async () => {
+      const store = await fresh();
+      const result = { $chamviUnserializableResult: 'x' };
+      const token = await acquire(store, 'k', 'A');
+      const done = await store.complete(token, input(result));
+      for (const record of [done.record, await store.get('k'), await store.put('k', input('later'))]) {
+        expect(record?.result).toEqual(result);
+        expect(record !== undefined && 'unserializable' in record).toBe(false);
+      }
     });
 
     it('null and undefined results round-trip distinctly', async () => {

@@ -50,6 +50,36 @@ describe('PostgresEffectStore', () => {
     expect((await admin.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]); // a handed-in pool stays open
   });
 
+  it('migrates a table of 0.2.0 in place: the in-band unserialisable marks move out of band, released claims get a time prune can age', async () => {
+    await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    await admin.query(`
+      CREATE TABLE ${schema}.v020 (
+        id text COLLATE "C" PRIMARY KEY, key text NOT NULL, owner text, previous_owner text,
+        fence bigint NOT NULL, lease_until timestamptz, tool_name text NOT NULL, run_id text,
+        attempt integer, fingerprint text, origin text, result text,
+        result_undefined boolean NOT NULL DEFAULT false, recorded_at timestamptz, expires_at timestamptz)`);
+    await admin.query(`
+      INSERT INTO ${schema}.v020 (id, key, fence, tool_name, origin, result, recorded_at, expires_at) VALUES
+        ('marked', 'marked', 1, 't', 'executed', '{"$chamviUnserializableResult":"BigInt at $.n"}', now(), now() + interval '1 day'),
+        ('plain', 'plain', 1, 't', 'executed', '{"id":1,"nul":"\\u0000"}', now(), now() + interval '1 day')`);
+    await admin.query(`INSERT INTO ${schema}.v020 (id, key, fence, tool_name) VALUES ('released', 'released', 1, 't')`);
+    const store = new PostgresEffectStore({ pool: admin, schema, table: 'v020', retentionMs: 300 });
+    expect(await store.get('marked')).toMatchObject({ unserializable: 'BigInt at $.n', resultUndefined: true });
+    expect(await store.get('marked')).not.toHaveProperty('result');
+    expect(await store.get('plain')).toMatchObject({ result: { id: 1, nul: '\u0000' } });
+    expect(await store.get('plain')).not.toHaveProperty('unserializable');
+    await sleep(500);
+    expect(await store.prune()).toBe(1);
+    expect(await store.claim('released', { owner: 'B', leaseMs: 1000, toolName: 't' })).toMatchObject({
+      token: { fence: 1 },
+    });
+    const { rows } = await admin.query(
+      `SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'v020'`,
+      [schema],
+    );
+    expect(rows.map((r: { indexname: string }) => r.indexname)).toContain('v020_claims');
+  });
+
   it('refuses an incompatible table with EffectStoreSchemaError naming the columns', async () => {
     await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
     await admin.query(`CREATE TABLE ${schema}.foreign_table (id text PRIMARY KEY, key text, fence text)`);

@@ -50,6 +50,40 @@ describe('SqliteEffectStore', () => {
     await reopened.close();
   });
 
+  it('migrates a table of 0.2.0 in place: the in-band unserialisable marks move out of band, released claims get a time prune can age', async () => {
+    const path = join(dir, 'v020.db');
+    const db = new DatabaseSync(path);
+    db.exec(`
+      CREATE TABLE chamvi_effects (
+        id TEXT NOT NULL PRIMARY KEY, key TEXT NOT NULL, owner TEXT, previous_owner TEXT,
+        fence INTEGER NOT NULL, lease_until INTEGER, tool_name TEXT NOT NULL, run_id TEXT,
+        attempt INTEGER, fingerprint TEXT, origin TEXT, result TEXT,
+        result_undefined INTEGER NOT NULL DEFAULT 0, recorded_at TEXT, expires_at INTEGER
+      ) WITHOUT ROWID;
+      INSERT INTO chamvi_effects (id, key, fence, tool_name, origin, result, recorded_at, expires_at) VALUES
+        ('marked', 'marked', 1, 't', 'executed', '{"$chamviUnserializableResult":"BigInt at $.n"}', '2026-01-01T00:00:00.000Z', 99999999999999),
+        ('plain', 'plain', 1, 't', 'executed', '{"id":1}', '2026-01-01T00:00:00.000Z', 99999999999999);
+      INSERT INTO chamvi_effects (id, key, owner, fence, lease_until, tool_name) VALUES ('released', 'released', NULL, 1, NULL, 't');
+    `);
+    db.close();
+    const store = new SqliteEffectStore({ path, retentionMs: 300 });
+    expect(await store.get('marked')).toMatchObject({ unserializable: 'BigInt at $.n', resultUndefined: true });
+    expect(await store.get('marked')).not.toHaveProperty('result');
+    expect(await store.get('plain')).toMatchObject({ result: { id: 1 } });
+    expect(await store.get('plain')).not.toHaveProperty('unserializable');
+    await sleep(500);
+    expect(await store.prune()).toBe(1);
+    expect(await store.claim('released', { owner: 'B', leaseMs: 1000, toolName: 't' })).toMatchObject({
+      token: { fence: 1 },
+    });
+    await store.close();
+    const check = new DatabaseSync(path);
+    expect(
+      check.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'chamvi_effects_claims'`).all(),
+    ).toHaveLength(1);
+    check.close();
+  });
+
   it('refuses an incompatible table with EffectStoreSchemaError naming the columns', async () => {
     const path = join(dir, 'foreign.db');
     const db = new DatabaseSync(path);
