@@ -5,51 +5,19 @@ import { join } from 'node:path';
 import { parseStoreSpec } from '../../src/index.js';
 import { DEFAULT_ADDRESS, ENV } from '../../cli/settings.js';
 import { findTemporalBinary } from '../../testing/temporal-binaries.js';
+import { HEALTH_PORT_ENV } from '../../worker/worker-health.js';
+import { compose, dockerfile, environment, ports, service } from './deploy-files.js';
 import { ROOT } from './run-cli.js';
-
-const compose = readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8');
-const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
-
-/** The lines of a top-level service (two-space indented key under `services:`), without YAML tooling. */
-function service(name: string): string[] {
-  const lines = compose.split('\n');
-  const start = lines.indexOf(`  ${name}:`);
-  if (start < 0) throw new Error(`docker-compose.yml has no service ${name}`);
-  const end = lines.findIndex((l, i) => i > start && /^ {0,2}\S/.test(l));
-  return lines.slice(start + 1, end < 0 ? undefined : end);
-}
-
-/** `KEY: value` pairs of a service's `environment:` block. */
-function environment(name: string): Record<string, string> {
-  const lines = service(name);
-  const start = lines.indexOf('    environment:');
-  const block = lines.slice(start + 1);
-  const end = block.findIndex((l) => /^ {0,4}\S/.test(l));
-  const entries = block
-    .slice(0, end < 0 ? undefined : end)
-    .map((l) => /^ {6}([A-Z0-9_]+): (.*)$/.exec(l))
-    .filter((m): m is RegExpExecArray => m !== null);
-  return Object.fromEntries(entries.map((m) => [m[1], (m[2] ?? '').replace(/^'(.*)'$/, '$1')])) as Record<
-    string,
-    string
-  >;
-}
-
-function ports(name: string): string[] {
-  return service(name)
-    .map((l) => /^ {6}- '(\d+:\d+)'$/.exec(l)?.[1])
-    .filter((p): p is string => p !== undefined);
-}
 
 describe('docker-compose.yml stays in step with the worker', () => {
   const worker = environment('worker');
 
-  it('sets every env var the CLI reads, and only names the CLI or the demo agents read', () => {
+  it('sets every env var the CLI reads, and only names the CLI, the worker or the demo agents read', () => {
     for (const name of Object.values(ENV)) expect(Object.keys(worker)).toContain(name);
-    const cliSource = ['settings.ts', 'demo-agents.ts', 'demo-model.ts']
-      .map((f) => readFileSync(join(ROOT, 'cli', f), 'utf8'))
+    const sources = ['cli/settings.ts', 'cli/demo-agents.ts', 'cli/demo-model.ts', 'worker/worker-health.ts']
+      .map((f) => readFileSync(join(ROOT, f), 'utf8'))
       .join('\n');
-    for (const name of Object.keys(worker)) expect(cliSource).toContain(name);
+    for (const name of Object.keys(worker)) expect(sources).toContain(name);
   });
 
   it('points the worker at the Temporal service on the port the CLI defaults to and the service publishes', () => {
@@ -74,16 +42,24 @@ describe('docker-compose.yml stays in step with the worker', () => {
     expect(environment('temporal')['DB']).toBe('postgres12');
   });
 
-  it('runs an agents module the image builds, from the folders the Dockerfile copies', () => {
+  it('runs an agents module of the installed package, which the Dockerfile builds from the folders it copies', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      name: string;
+      bin: Record<string, string>;
+      files: string[];
+    };
+    const installed = `node_modules/${pkg.name}/`;
     const agents = worker[ENV.agents] ?? '';
-    expect(agents).toMatch(/^dist\/cli\/.+\.js$/);
-    expect(existsSync(join(ROOT, agents.replace(/^dist\//, '').replace(/\.js$/, '.ts')))).toBe(true);
+    expect(agents.startsWith(`${installed}dist/cli/`)).toBe(true);
+    expect(pkg.files).toContain('dist/cli');
+    expect(existsSync(join(ROOT, agents.slice(`${installed}dist/`.length).replace(/\.js$/, '.ts')))).toBe(true);
     const build = JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')) as { include: string[] };
     for (const folder of build.include) expect(dockerfile).toContain(`COPY ${folder} ./${folder}`);
-    expect(dockerfile).toMatch(/ENTRYPOINT \["node", "dist\/cli\/main\.js"\]/);
+    // The entry point is the package's own bin, run from where npm installed it.
+    expect(dockerfile).toContain(`ENTRYPOINT ["node", "${installed}${pkg.bin['chamvi']?.replace(/^\.\//, '')}"]`);
   });
 
-  it('pins every image and health-checks PostgreSQL and Temporal', () => {
+  it('pins every image and health-checks PostgreSQL, Temporal and the worker', () => {
     const images = [...compose.matchAll(/^\s+image: (\S+)$/gm), ...dockerfile.matchAll(/^FROM (\S+)/gm)].map(
       (m) => m[1] ?? '',
     );
@@ -91,6 +67,32 @@ describe('docker-compose.yml stays in step with the worker', () => {
       expect(image).toMatch(/:\d+\.\d+(\.\d+)?(-[a-z0-9-]+)?$/);
     for (const name of ['postgresql', 'temporal', 'worker']) expect(service(name).join('\n')).toContain('healthcheck:');
     expect(compose).toMatch(/^volumes:\n {2}postgres-data:/m);
+  });
+
+  it('runs temporalio/server on a schema admin-tools creates, checked with `temporal operator cluster health`', () => {
+    expect(compose).not.toContain('temporalio/auto-setup');
+    expect(compose).not.toContain('tctl');
+    const image = (name: string): string | undefined =>
+      service(name)
+        .map((l) => /^ {4}image: (\S+)$/.exec(l)?.[1])
+        .find((i) => i !== undefined);
+    const serverVersion = image('temporal')?.replace('temporalio/server:', '');
+    expect(image('temporal')).toMatch(/^temporalio\/server:\d+\.\d+\.\d+$/);
+    for (const name of ['temporal-schema', 'temporal-namespace']) {
+      expect(image(name)).toBe(`temporalio/admin-tools:${serverVersion}`);
+    }
+    expect(service('temporal-schema').join('\n')).toContain('temporal-sql-tool');
+    expect(service('temporal').join('\n')).toContain("['CMD', 'temporal', 'operator', 'cluster', 'health'");
+    expect(service('temporal').join('\n')).toMatch(/temporal-schema:\n\s+condition: service_completed_successfully/);
+    expect(service('temporal-namespace').join('\n')).toContain('temporal operator namespace create -n default');
+    expect(service('worker').join('\n')).toMatch(/temporal-namespace:\n\s+condition: service_completed_successfully/);
+  });
+
+  it("health-checks the worker through its own endpoint, on the port the worker's environment sets", () => {
+    const check = service('worker').join('\n');
+    expect(check).toContain(`fetch('http://127.0.0.1:${worker[HEALTH_PORT_ENV] ?? '?'}/health')`);
+    expect(check).not.toMatch(/connect\(7233/);
+    expect(dockerfile).toContain(`ENV ${HEALTH_PORT_ENV}=${worker[HEALTH_PORT_ENV] ?? '?'}`);
   });
 
   const dockerCompose = ['/usr/bin/docker-compose', '/usr/local/bin/docker-compose'].find((p) => existsSync(p));
