@@ -135,7 +135,9 @@ const timings: string[] = [];
       const manifest = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as Manifest;
       const deps = { ...manifest.dependencies, [pkg.name]: `file:${tarball}` };
       const dev = { ...manifest.devDependencies };
-      for (const [name, spec] of Object.entries(variant.versions)) {
+      for (const [name, asked] of Object.entries(variant.versions)) {
+        // npm ls calls a dist-tag in package.json invalid: declare the version it stands for.
+        const spec = asked === 'latest' ? `^${await newest(name, 'latest', app)}` : asked;
         if (name in dev) dev[name] = spec;
         else deps[name] = spec;
       }

@@ -17,20 +17,20 @@ export function service(name: string): string[] {
   return lines.slice(start + 1, end < 0 ? undefined : end);
 }
 
-/** `KEY: value` pairs of a service's `environment:` block, as written (`${X:-default}` left as is). */
-export function environment(name: string): Record<string, string> {
+/**
+ * `KEY: value` pairs of a service's `environment:` block, as written (`${X:-default}` left as is).
+ * A key without a value (`KEY:`, passed on from the host when set there) maps to `undefined`.
+ */
+export function environment(name: string): Record<string, string | undefined> {
   const lines = service(name);
   const start = lines.indexOf('    environment:');
   const block = lines.slice(start + 1);
   const end = block.findIndex((l) => /^ {0,4}\S/.test(l));
   const entries = block
     .slice(0, end < 0 ? undefined : end)
-    .map((l) => /^ {6}([A-Z0-9_]+): (.*)$/.exec(l))
+    .map((l) => /^ {6}([A-Z0-9_]+):(?: (.*))?$/.exec(l))
     .filter((m): m is RegExpExecArray => m !== null);
-  return Object.fromEntries(entries.map((m) => [m[1], (m[2] ?? '').replace(/^'(.*)'$/, '$1')])) as Record<
-    string,
-    string
-  >;
+  return Object.fromEntries(entries.map((m) => [m[1], m[2]?.replace(/^'(.*)'$/, '$1')]));
 }
 
 /** `host:container` port pairs a service publishes. */

@@ -23,7 +23,8 @@ const runtime = dockerStage('runtime');
 const PACK = 'npm pack --pack-destination /app';
 
 /** A compose value with `${NAME:-default}` resolved the way compose does with NAME unset. */
-const composeDefault = (value: string): string => value.replace(/\$\{[A-Z0-9_]+:-([^}]*)\}/g, '$1');
+const composeDefault = (value: string | undefined): string | undefined =>
+  value?.replace(/\$\{[A-Z0-9_]+:-([^}]*)\}/g, '$1');
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
