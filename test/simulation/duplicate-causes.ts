@@ -16,9 +16,10 @@ export interface Explanation {
  * - `crash-window`: the earlier attempt's effect landed, the later attempt claimed the key only
  *   after that, and still no record was durable when it made its last check: the earlier process
  *   died, froze, or lost or delayed its record write in between.
- * - `cut-off-past-lease`: one of the two attempts executed under a live claim, its lease then ran
- *   out while it was cut off from the store (paused, or a renewal still unanswered when the lease
- *   ended), its write landed after that, and the other attempt claimed the key after the lease ended.
+ * - `paused-past-lease`, `renewal-unanswered-past-lease`: one of the two attempts executed under a
+ *   live claim, its lease then ran out while it was cut off from the store (its process paused at
+ *   that moment; or its lease keeper still waiting for a renewal's answer, too late to try again),
+ *   its write landed after that, and the other attempt claimed the key after the lease ended.
  * - `abort-grace-exceeded`: one attempt's `execute` was still running when the other claimed the
  *   key, at least `abortGraceMs` after its signal aborted (the protocol's documented cap).
  */
@@ -34,7 +35,7 @@ export function explainDuplicate(h: History, earlier: Application, later: Applic
     [q, later, p],
   ] as const) {
     const cut = cutOffPastLease(h, zombie, landed, other);
-    if (cut !== undefined) found.push({ cause: 'cut-off-past-lease', because: cut });
+    if (cut !== undefined) found.push(cut);
     const grace = abortGraceExceeded(h, zombie, other);
     if (grace !== undefined) found.push({ cause: 'abort-grace-exceeded', because: grace });
   }
@@ -62,7 +63,7 @@ function crashWindow(h: History, p: Actor, applied: Application, q: Actor): stri
   return `${p.name}'s effect landed at ${applied.at} ms and ${fate}; ${q.name} claimed the key at ${qClaim.acquiredAt} ms and checked at ${checked} ms with no record durable`;
 }
 
-function cutOffPastLease(h: History, zombie: Actor, landed: Application, other: Actor): string | undefined {
+function cutOffPastLease(h: History, zombie: Actor, landed: Application, other: Actor): Explanation | undefined {
   const claim = claimOf(h, zombie);
   const otherClaim = claimOf(h, other);
   if (claim === undefined || otherClaim === undefined || zombie.executeStartedAt === undefined) return undefined;
@@ -71,14 +72,32 @@ function cutOffPastLease(h: History, zombie: Actor, landed: Application, other: 
   const expiredAt = claim.leaseUntil;
   if (zombie.executeStartedAt >= expiredAt || otherClaim.acquiredAt < expiredAt) return undefined;
   if (zombie.process.pausedAt(expiredAt)) {
-    return `${zombie.name}'s process was paused when its lease ended (${expiredAt} ms), after its execute started (${zombie.executeStartedAt} ms); its write landed at ${landed.at} ms; ${other.name} claimed the key at ${otherClaim.acquiredAt} ms`;
+    return {
+      cause: 'paused-past-lease',
+      because: `${zombie.name}'s process was paused when its lease ended (${expiredAt} ms), after its execute started (${zombie.executeStartedAt} ms); its write landed at ${landed.at} ms; ${other.name} claimed the key at ${otherClaim.acquiredAt} ms`,
+    };
   }
-  const unanswered = h.ledger.requests.find(
+  // The lease keeper renews once a third of the lease has passed, checking every sixth, and sends
+  // no renewal while one is unanswered. So a keeper that kept trying was still waiting for a
+  // renewal (lost, stalled, or held by a pause) too close to the end to try again; a keeper that
+  // stopped (a bug) had every answer early and sent nothing more.
+  const tick = Math.max(1, Math.floor(h.scenario.leaseMs / 6));
+  const waiting = h.ledger.requests.find(
     (r) =>
-      r.op === 'renew' && r.owner === zombie.owner && r.sentAt < expiredAt && (r.answeredAt ?? Infinity) >= expiredAt,
+      r.op === 'renew' &&
+      r.owner === zombie.owner &&
+      r.sentAt < expiredAt &&
+      (r.answeredAt ?? Infinity) >= expiredAt - tick - 1,
   );
-  if (unanswered === undefined) return undefined;
-  return `${zombie.name}'s renewal sent at ${unanswered.sentAt} ms was still unanswered when its lease ended (${expiredAt} ms; ${unanswered.fault === 'none' ? 'slow link' : unanswered.fault}); its write landed at ${landed.at} ms; ${other.name} claimed the key at ${otherClaim.acquiredAt} ms`;
+  if (waiting === undefined) return undefined;
+  const fate =
+    waiting.arrivedAt === undefined
+      ? 'never arrived'
+      : `arrived at ${waiting.arrivedAt} ms and was answered ${waiting.answeredAt === undefined ? 'never' : `at ${waiting.answeredAt} ms`}`;
+  return {
+    cause: 'renewal-unanswered-past-lease',
+    because: `${zombie.name}'s lease ended at ${expiredAt} ms while its renewal sent at ${waiting.sentAt} ms was unanswered (it ${fate}; ${waiting.fault === 'none' ? 'slow link' : waiting.fault}); its write landed at ${landed.at} ms; ${other.name} claimed the key at ${otherClaim.acquiredAt} ms`,
+  };
 }
 
 function abortGraceExceeded(h: History, zombie: Actor, other: Actor): string | undefined {

@@ -19,15 +19,19 @@ export type RemoteKind = 'marker' | 'idempotency-key' | 'set' | 'no-check' | 'fe
 export const REMOTE_KINDS: readonly RemoteKind[] = ['marker', 'idempotency-key', 'set', 'no-check', 'fenced'];
 
 /**
- * Documented causes of a second application (README, "Why"):
+ * Causes of a second application that no store can rule out (README, "Why"):
  * - `crash-window`: the process died, froze, or lost its record write between the effect and a
  *   durable record, and the retry had nothing to find remotely (the spec's "crash window");
- * - `cut-off-past-lease`: the process was paused (or could not reach the store: every renewal
- *   lost or stalled) past its lease between its last ownership check and the remote write;
+ * - `paused-past-lease`: the process was paused past its lease between its last ownership check
+ *   and the remote write;
+ * - `renewal-unanswered-past-lease`: the same without a pause: the attempt's lease keeper was
+ *   still waiting for a renewal (lost, stalled) when the lease ran out, so the store handed the
+ *   key to another attempt while this one's write was on its way;
  * - `abort-grace-exceeded`: an `execute` still running after its attempt was cancelled or timed
  *   out outlived the protocol's cap (`abortGraceMs`), after which the key is released with a warning.
  */
-export type DuplicateCause = 'crash-window' | 'cut-off-past-lease' | 'abort-grace-exceeded';
+export type DuplicateCause =
+  'crash-window' | 'paused-past-lease' | 'renewal-unanswered-past-lease' | 'abort-grace-exceeded';
 
 /** One application of the effect as the remote counts it. */
 export interface Application {
@@ -67,7 +71,12 @@ export interface Remote {
   apply(call: RemoteCall, key: string, by: string, fence: number | undefined): Promise<RemoteResult>;
 }
 
-const ALL_CAUSES: ReadonlySet<DuplicateCause> = new Set(['crash-window', 'cut-off-past-lease', 'abort-grace-exceeded']);
+const ZOMBIE_CAUSES: readonly DuplicateCause[] = [
+  'paused-past-lease',
+  'renewal-unanswered-past-lease',
+  'abort-grace-exceeded',
+];
+const ALL_CAUSES: ReadonlySet<DuplicateCause> = new Set(['crash-window', ...ZOMBIE_CAUSES]);
 
 interface Comment {
   readonly id: number;
@@ -103,7 +112,7 @@ export function createRemote(kind: RemoteKind, now: () => number): Remote {
       return {
         kind,
         applications: list.applications,
-        admits: new Set(['cut-off-past-lease', 'abort-grace-exceeded']),
+        admits: new Set(ZOMBIE_CAUSES),
         check: (call, key) =>
           call(
             'list comments',

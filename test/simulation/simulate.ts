@@ -104,10 +104,12 @@ async function run(scenario: Scenario, clock: VirtualClock, features: ProtocolFe
   const attempts = scenario.attempts.length + (scenario.rerun?.attempts.length ?? 0) + 1;
   const perAttempt = scenario.retry.startToCloseMs + scenario.retry.backoffMs + scenario.busyWaitMs;
   const horizon = lastEvent + attempts * perAttempt + 60 * leaseMs + scenario.abortGraceMs;
-  const ended = (a: Actor): number | undefined => endOf(a, scenario);
-  await clock.run(horizon, () => runs.every((r) => r.finished) && actors.every((a) => ended(a) !== undefined));
+  await clock.run(
+    horizon,
+    () => runs.every((r) => r.finished) && actors.every((a) => endOf(a, scenario) !== undefined),
+  );
 
-  const probe = await probeKey(actors.map(ended), model, clock, trace, leaseMs);
+  const probe = await probeKey(actors, scenario, ledger, model, clock, trace);
   const history: History = { scenario, actors, processes, ledger, remote, ...(probe === undefined ? {} : { probe }) };
   const { violations, explained } = judge(history);
   const virtualMs = clock.now();
@@ -227,34 +229,53 @@ function endOf(a: Actor, scenario: Scenario): number | undefined {
   if (a.process.isDead) return a.process.diedAt;
   if (!a.started) return undefined;
   if (a.plan.execute.hangs && a.executeStartedAt !== undefined && a.abortedAt !== undefined) {
-    return a.abortedAt + scenario.abortGraceMs + scenario.leaseMs / 6;
+    // The keeper notes the abort at its next tick and gives up at the first tick past the cap.
+    return a.abortedAt + scenario.abortGraceMs + 2 * Math.max(1, Math.floor(scenario.leaseMs / 6)) + 1;
   }
   return undefined;
 }
 
 /**
  * Asks the store for the key one lease and one retry after the last attempt ended (when every
- * attempt did): it must be recorded or free, never still claimed.
+ * attempt did): it must be recorded or free, never still claimed. A renewal an attempt sent
+ * before it ended may land later and extend its lease once more (a message on the wire cannot be
+ * called back); the probe waits that out too, but not a renewal sent after the attempt ended.
  */
 async function probeKey(
-  ends: readonly (number | undefined)[],
+  actors: readonly Actor[],
+  scenario: Scenario,
+  ledger: StoreLedger,
   model: MemoryEffectStore,
   clock: VirtualClock,
   trace: Trace,
-  leaseMs: number,
 ): Promise<History['probe']> {
+  const ends = actors.map((a) => endOf(a, scenario));
   if (!ends.every((t) => t !== undefined)) return undefined;
-  await clock.run(Math.max(clock.now(), ...ends.map((t) => (t ?? 0) + leaseMs + RETRY_PAUSE_MS)));
-  const answer = await model.claim(EFFECT_KEY, { owner: 'probe', leaseMs: 0, toolName: 'answer' });
-  const probe: NonNullable<History['probe']> =
-    answer.status === 'busy'
-      ? { at: clock.now(), answer: 'busy', holder: actorOf(answer.owner), remainingMs: answer.leaseRemainingMs }
-      : { at: clock.now(), answer: answer.status === 'done' ? 'recorded' : 'free' };
-  trace.log(
-    'world',
-    `probe: the key is ${probe.answer}${probe.holder === undefined ? '' : ` (held by ${probe.holder})`}`,
-  );
-  return probe;
+  const { leaseMs } = scenario;
+  let at = Math.max(clock.now(), ...ends.map((t) => (t ?? 0) + leaseMs + RETRY_PAUSE_MS));
+  for (;;) {
+    await clock.run(at);
+    const answer = await model.claim(EFFECT_KEY, { owner: 'probe', leaseMs: 0, toolName: 'answer' });
+    if (answer.status !== 'busy') {
+      const probe = { at: clock.now(), answer: answer.status === 'done' ? ('recorded' as const) : ('free' as const) };
+      trace.log('world', `probe: the key is ${probe.answer}`);
+      return probe;
+    }
+    const holder = actors.find((a) => a.owner === answer.owner);
+    const end = holder === undefined ? undefined : endOf(holder, scenario);
+    const extended = ledger.requests.findLast(
+      (r) => r.op === 'renew' && r.owner === answer.owner && r.status === 'ok' && r.arrivedAt !== undefined,
+    );
+    const lateButSentInTime =
+      end !== undefined && extended?.arrivedAt !== undefined && extended.sentAt <= end && extended.arrivedAt > end;
+    if (lateButSentInTime && extended.arrivedAt !== undefined && extended.arrivedAt + leaseMs + RETRY_PAUSE_MS > at) {
+      trace.log('world', `probe: the key is still claimed by a renewal sent before the attempt ended; waiting`);
+      at = extended.arrivedAt + leaseMs + RETRY_PAUSE_MS;
+      continue;
+    }
+    trace.log('world', `probe: the key is busy (held by ${actorOf(answer.owner)})`);
+    return { at: clock.now(), answer: 'busy', holder: actorOf(answer.owner), remainingMs: answer.leaseRemainingMs };
+  }
 }
 
 /**
