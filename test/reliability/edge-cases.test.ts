@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundle } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
 import {
   applyEffect,
@@ -14,6 +15,8 @@ import {
   EffectResultNotSerializableError,
   MemoryEffectStore,
   PostgresEffectStore,
+  type ClaimRequest,
+  type ClaimResult,
   type EffectTool,
   type IEffectStore,
 } from '../../src/index.js';
@@ -52,6 +55,28 @@ function pgStore(): PostgresEffectStore {
   pgStores.push(store);
   return store;
 }
+
+/** A PostgreSQL store that shows every answer to its claims (another instance, so no in-process sharing). */
+function watchedPgStore(onClaim: (answer: ClaimResult) => void): PostgresEffectStore {
+  class WatchedStore extends PostgresEffectStore {
+    override async claim(key: string, request: ClaimRequest): Promise<ClaimResult> {
+      const answer = await super.claim(key, request);
+      onClaim(answer);
+      return answer;
+    }
+  }
+  const store = new WatchedStore({ connectionString: PG_URL, table });
+  pgStores.push(store);
+  return store;
+}
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A remote that counts applications, and a tool over it (with or without reconciliation). */
 function remote() {
@@ -355,43 +380,109 @@ describe('leases on the database clock (PostgreSQL)', () => {
       skew.mockRestore();
     }
   });
-  it('a zombie attempt finishing late (two workers, two store instances): result discarded, late error swallowed, winner kept', async () => {
-    for (const then of ['continue', 'throw'] as const) {
-      const r = remote();
-      const tool = r.tool({ reconcile: true });
-      const id = `z-${then}`;
-      const zombieRun = new AbortController(); // Temporal times the attempt out: its signal aborts
-      const zctx = createToolContext({ runId: ctx.run.runId, agent: 'test', signal: zombieRun.signal });
-      const faults = new FaultInjector({ point: 'after-effect', mode: { stallMs: 1500, then } });
-      const zombie = applyEffect(
-        { tool, toolName: 'effect', input: { id }, ctx: zctx, options: { ...options, context: zctx } },
-        { store: pgStore(), logger: quiet, leaseMs: 300, attempt: 1, fault: faults.forTool('effect', 1) },
-      ).then(
-        (v) => ({ ok: true as const, v }),
-        (e: unknown) => ({ ok: false as const, e }),
-      );
-      setTimeout(() => zombieRun.abort(new Error('start-to-close timeout')), 300);
-      await new Promise((resolve) => setTimeout(resolve, 400));
-      const store = pgStore();
-      const winner = await applyEffect(
-        { tool, toolName: 'effect', input: { id }, ctx, options },
-        { store, logger: quiet, leaseMs: 300, attempt: 2 },
-      );
-      const recorded = await store.get(winner.report.key);
-      const late = await zombie;
-      const after = await store.get(winner.report.key);
-      expect(faults.count()).toBe(1);
-      expect(winner.report.outcome).toBe('reconciled');
-      expect(r.count(id)).toBe(1);
-      if (then === 'continue') expect(late.ok && late.v.result).toEqual(winner.result);
-      else expect(late.ok).toBe(false);
-      expect(after).toEqual(recorded);
-      expect(after).toEqual(expect.objectContaining({ origin: 'reconciled', attempt: 2 }));
-      observe(
-        `zombie finishes late, ${then === 'continue' ? 'with a result' : 'with an error'} (lease 300 ms, stall 1.5 s)`,
-        'retry reconciles; zombie gets the winner / its error is dropped; record unchanged; 1 effect',
-        `${r.count(id)} effect; winner ${winner.report.outcome}; zombie ${late.ok ? 'got the winner' : 'threw late'}; record ${after?.origin} attempt ${after?.attempt}`,
-      );
-    }
+  // Two store instances on one table: no in-process sharing between the zombie and the retry,
+  // only the claim. The zombie asked the remote before it stalled (nothing there yet) and its
+  // execute, deaf to the aborted signal, applies only once the retry had its chance too.
+  it('a zombie still inside execute after its attempt was aborted keeps its claim past its lease (two store instances): the retry waits for it and takes its record; one effect', async () => {
+    const r = remote();
+    const id = 'z-late';
+    const LEASE_MS = 300;
+    const zombieRun = new AbortController(); // Temporal gave up on the attempt: its signal aborts
+    let abortedAt = Infinity;
+    zombieRun.signal.addEventListener('abort', () => (abortedAt = performance.now()));
+    const zombieInside = deferred();
+    const retryRefusedPastLease = deferred();
+    const retryExecuting = deferred();
+    let executes = 0;
+    const tool = defineEffectTool({
+      description: 'Applies an effect.',
+      inputSchema: z.object({ id: z.string() }),
+      alreadyApplied: async (_key: string, { id }: { id: string }) => (r.applied.includes(id) ? { id } : undefined),
+      execute: async ({ id }) => {
+        if (++executes === 1) {
+          zombieInside.resolve();
+          await Promise.race([retryRefusedPastLease.promise, retryExecuting.promise, sleep(20_000)]);
+        } else retryExecuting.resolve();
+        r.applied.push(id);
+        return { id };
+      },
+    });
+    const zctx = createToolContext({ runId: ctx.run.runId, agent: 'test', signal: zombieRun.signal });
+    const zombie = applyEffect(
+      { tool, toolName: 'effect', input: { id }, ctx: zctx, options: { ...options, context: zctx } },
+      { store: pgStore(), logger: quiet, leaseMs: LEASE_MS, attempt: 1 },
+    );
+    await zombieInside.promise;
+    zombieRun.abort(new Error('start-to-close timeout'));
+    const store = watchedPgStore((answer) => {
+      if (answer.status === 'busy' && performance.now() >= abortedAt + LEASE_MS + 200) retryRefusedPastLease.resolve();
+    });
+    const winner = await applyEffect(
+      { tool, toolName: 'effect', input: { id }, ctx, options },
+      { store, logger: quiet, leaseMs: LEASE_MS, attempt: 2 },
+    );
+    const late = await zombie;
+    const record = await store.get(winner.report.key);
+    expect(r.count(id)).toBe(1);
+    expect(winner.report.outcome).toBe('recorded');
+    expect(winner.result).toEqual(late.result);
+    expect(late.report.outcome).toBe('executed');
+    expect(record).toEqual(expect.objectContaining({ origin: 'executed', attempt: 1 }));
+    observe(
+      'zombie still in execute after its signal aborted (lease 300 ms, two store instances)',
+      "the claim is kept past the lease; the retry waits and takes the zombie's record; 1 effect",
+      `${r.count(id)} effect; retry ${winner.report.outcome}; record ${record?.origin} attempt ${record?.attempt}`,
+    );
+  });
+
+  it("a zombie that applied and then failed late: the retry waiting on its claim finds the effect through alreadyApplied, the late error stays the zombie's; one effect", async () => {
+    const r = remote();
+    const tool = r.tool({ reconcile: true });
+    const id = 'z-throw';
+    const zombieRun = new AbortController();
+    const zctx = createToolContext({ runId: ctx.run.runId, agent: 'test', signal: zombieRun.signal });
+    const applied = deferred();
+    const retryRefused = deferred();
+    const retrySettled = deferred();
+    const zombie = applyEffect(
+      { tool, toolName: 'effect', input: { id }, ctx: zctx, options: { ...options, context: zctx } },
+      {
+        store: pgStore(),
+        logger: quiet,
+        leaseMs: 300,
+        attempt: 1,
+        // The effect happened; the attempt fails only once the retry is waiting for its claim.
+        fault: async (point) => {
+          if (point !== 'after-effect') return;
+          applied.resolve();
+          await Promise.race([retryRefused.promise, retrySettled.promise]);
+          throw new Error('late failure after the effect');
+        },
+      },
+    ).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await applied.promise;
+    zombieRun.abort(new Error('start-to-close timeout'));
+    const store = watchedPgStore((answer) => {
+      if (answer.status === 'busy') retryRefused.resolve();
+    });
+    const retry = applyEffect(
+      { tool, toolName: 'effect', input: { id }, ctx, options },
+      { store, logger: quiet, leaseMs: 300, attempt: 2 },
+    );
+    const winner = await retry.finally(() => retrySettled.resolve());
+    const lateError = await zombie;
+    const record = await store.get(winner.report.key);
+    expect(r.count(id)).toBe(1);
+    expect(winner.report.outcome).toBe('reconciled');
+    expect((lateError as Error).message).toBe('late failure after the effect');
+    expect(record).toEqual(expect.objectContaining({ origin: 'reconciled', attempt: 2 }));
+    observe(
+      'zombie applies, then fails late (lease 300 ms, two store instances)',
+      'the retry waits for the claim, then reconciles through alreadyApplied; 1 effect',
+      `${r.count(id)} effect; retry ${winner.report.outcome}; zombie threw late; record ${record?.origin} attempt ${record?.attempt}`,
+    );
   });
 });

@@ -29,6 +29,78 @@ export interface Expected {
 
 const RECONCILING = new Set<Strategy>(['marker', 'signed-marker', 'git-trailer']);
 
+/**
+ * The mechanism a crash case stands for, in its test name: the case fails when that mechanism is
+ * removed (alreadyApplied, the remote's dedupe by key, the later record). The cases before the
+ * effect and the baseline guard no single mechanism: they show that a crash before the effect
+ * applies nothing and the retry applies it once.
+ */
+export function guardOf(strategy: Strategy, point: MatrixPoint): string {
+  switch (point) {
+    case 'no fault':
+      return 'baseline';
+    case 'before-store-read':
+    case 'in-already-applied':
+    case 'before-effect':
+      return 'nothing applied before the crash, the retry applies once';
+    case 'after-effect':
+    case 'before-record':
+      if (strategy === 'none') return 'documents the crash window (no strategy)';
+      if (RECONCILING.has(strategy)) return 'guards alreadyApplied';
+      return strategy === 'idempotency-key'
+        ? 'guards the remote dedupe by Idempotency-Key'
+        : 'guards the remote dedupe by Nats-Msg-Id';
+    case 'during-record':
+      return 'guards the later record (chamvi.recordEffect)';
+  }
+}
+
+/**
+ * Where a zombie attempt stalls, past its start-to-close timeout, while the retry runs on the
+ * other worker: after its remote read and last check, right before `execute` (the stale read:
+ * alreadyApplied said "not applied"), and after the effect, before `execute` returns.
+ */
+export const ZOMBIE_POINTS = ['before-effect', 'after-effect'] as const;
+export type ZombiePoint = (typeof ZOMBIE_POINTS)[number];
+
+/** What a zombie case expects: `storedOrigin` is the origin of the record the retry was answered with. */
+export interface ExpectedZombie {
+  readonly count: number;
+  readonly outcome: 'executed' | 'recorded';
+  /** The retry that answered is attempt 2 or later (it may have waited out one busy wait). */
+  readonly minAttempts: number;
+  readonly storedOrigin: 'executed';
+  /** The mechanism the case stands for; it fails when that is removed. */
+  readonly guard: string;
+  readonly note: string;
+}
+
+/** The documented behaviour of each zombie case. */
+export function expectedZombie(strategy: Strategy, point: ZombiePoint): ExpectedZombie {
+  if (point === 'before-effect' && strategy === 'idempotency-key') {
+    // The ticket tool passes ctx.run.signal to fetch: the zombie's request is aborted, it applies
+    // nothing and gives the key back, and the waiting retry applies it (claims or not).
+    return {
+      count: 1,
+      outcome: 'executed',
+      minAttempts: 2,
+      storedOrigin: 'executed',
+      guard: 'guards execute honouring its aborted signal (claims or not)',
+      note: "the zombie's request is aborted; the retry applies once",
+    };
+  }
+  // Without the claim the retry would apply beside the zombie (none, markers: 2 effects) or
+  // answer from the remote (alreadyApplied, a replayed key): never "recorded".
+  return {
+    count: 1,
+    outcome: 'recorded',
+    minAttempts: 2,
+    storedOrigin: 'executed',
+    guard: 'guards the claim, kept past the lease while execute runs',
+    note: "the retry waits for the zombie's claim and takes its record",
+  };
+}
+
 /** The documented behaviour of each case. */
 export function expected(strategy: Strategy, point: MatrixPoint): Expected {
   switch (point) {

@@ -6,7 +6,16 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { expected, FAULT_POINTS, RESULTS_DIR, type MatrixPoint, type Observation } from './expectations.js';
+import {
+  expected,
+  expectedZombie,
+  FAULT_POINTS,
+  guardOf,
+  RESULTS_DIR,
+  ZOMBIE_POINTS,
+  type MatrixPoint,
+  type Observation,
+} from './expectations.js';
 import { STRATEGIES, type Strategy } from './strategies.js';
 import { simulationSection } from '../simulation/report-section.js';
 
@@ -73,6 +82,46 @@ export function renderReport(): string {
     'The duplicate of `none` at `after-effect` and `before-record` is the documented crash window of a tool without a',
     'reconciliation strategy: the effect happened, nothing recorded it, and nothing remote tells the retry. It is',
     'asserted, never hidden.',
+    '',
+    'What each case stands for (in its test name): it fails when that mechanism is removed.',
+    '',
+    '| Scenario (fault point · strategy) | Guards |',
+    '| --- | --- |',
+  );
+  for (const point of ['no fault', ...FAULT_POINTS] as MatrixPoint[]) {
+    for (const strategy of STRATEGIES) lines.push(`| ${point} · ${strategy} | ${guardOf(strategy, point)} |`);
+  }
+  const zombies = load<Observation>('matrix-zombie');
+  const zombieCell = (c: { count: number; outcome: string }) =>
+    `${c.count} effect${c.count === 1 ? '' : 's'} · ${c.outcome}`;
+  lines.push(
+    '',
+    '## Zombie attempts, two workers',
+    '',
+    'Attempt 1 stalls past its start-to-close timeout (3 s; lease 2 s) at the named point, its signal aborted, while',
+    'the retry runs on the other worker against its own `PostgresEffectStore` instance on the same table. The',
+    "zombie goes on only once the retry was refused the key later than the zombie's lease would have run out",
+    'unrenewed, or went past the claim. "before-effect": after its remote read said "not applied".',
+    '',
+    '| Scenario (zombie point · strategy) | Expected | Observed | Guards |',
+    '| --- | --- | --- | --- |',
+  );
+  for (const point of ZOMBIE_POINTS) {
+    for (const strategy of STRATEGIES) {
+      const want = expectedZombie(strategy, point);
+      const o = zombies.find((r) => r.strategy === strategy && r.point === point);
+      const ok =
+        o !== undefined &&
+        zombieCell(o) === zombieCell(want) &&
+        o.attempts >= want.minAttempts &&
+        o.storedOrigin === want.storedOrigin;
+      const observed = o === undefined ? 'not run' : `${zombieCell(o)} · attempt ${o.attempts}${ok ? ' ✓' : ' ✗'}`;
+      lines.push(
+        `| ${point} · ${strategy} | ${zombieCell(want)} · attempt ≥${want.minAttempts} | ${observed} | ${want.guard} |`,
+      );
+    }
+  }
+  lines.push(
     '',
     '## Real SIGKILL, two worker processes',
     '',
