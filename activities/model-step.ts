@@ -8,6 +8,7 @@ import { activityToolContext, keepHeartbeating, toolCallOptions } from './activi
 import type { ToolContext } from '../src/context/tool-context.js';
 import type { AgentRegistration, AgentRegistry } from './agent-registry.js';
 import { withFailureMapping } from './failures.js';
+import { toolsContextFor } from '../src/agent/tools-context.js';
 
 /**
  * The model-step activity: exactly one model call. The agent's tools are offered without their
@@ -36,11 +37,11 @@ export function createModelStepActivity(registry: AgentRegistry) {
           ...(agent.instructions !== undefined ? { instructions: agent.instructions } : {}),
           messages: input.messages as unknown as ModelMessage[],
           tools: offered,
-          toolsContext: Object.fromEntries(Object.keys(offered).map((name) => [name, ctx])),
+          toolsContext: toolsContextFor(offered, ctx),
           stopWhen: isStepCount(1),
           maxRetries: 0,
           abortSignal: ctx.run.signal,
-        } as unknown as Parameters<typeof generateText>[0]);
+        });
         const toolCalls: ToolCallPlan[] = [];
         const refusedCalls: ModelStepResult['refusedCalls'] = [];
         for (const call of result.toolCalls) {

@@ -5,6 +5,7 @@ import type { EffectCallReport, EffectLogger } from '../effects/effect-report.js
 import { InvalidEffectKeyError, LegacyContextFieldError } from '../errors/errors.js';
 import type { IEffectStore } from '../stores/effect-store.js';
 import type { Agent } from './define-agent.js';
+import { toolsContextFor } from './tools-context.js';
 import { wrapToolsForRun, type AllowTool } from './wrap-tools-for-run.js';
 
 /** The prompt of a run: a text prompt or a message list. */
@@ -67,13 +68,12 @@ export async function runAgent(agent: Agent, options: RunAgentOptions): Promise<
     onReport: (report) => effects.push(report),
     ...(options.logger ? { logger: options.logger } : {}),
   });
-  const toolsContext = Object.fromEntries(Object.keys(tools).map((name) => [name, ctx]));
   const prompt = options.messages !== undefined ? { messages: options.messages } : { prompt: options.prompt ?? '' };
   const result = await generateText({
     model: agent.model,
     ...(agent.instructions !== undefined ? { instructions: agent.instructions } : {}),
     tools,
-    toolsContext,
+    toolsContext: toolsContextFor(tools, ctx),
     ...prompt,
     // A step whose tool hit a definition bug ends the loop: the model cannot fix the tool.
     stopWhen: [
@@ -81,7 +81,7 @@ export async function runAgent(agent: Agent, options: RunAgentOptions): Promise<
       ({ steps }: { steps: ReadonlyArray<StepResult<ToolSet>> }) => definitionBug(steps.slice(-1)) !== undefined,
     ],
     ...(options.signal ? { abortSignal: options.signal } : {}),
-  } as unknown as Parameters<typeof generateText>[0]);
+  });
   const bug = definitionBug(result.steps);
   if (bug !== undefined) throw bug;
   return { runId, text: result.text, steps: result.steps, effects };
