@@ -229,6 +229,18 @@ const timings: string[] = [];
       expect(loads.filter((l) => l.startsWith('asked pg ') || /\/node_modules\/pg\//.test(l))).toEqual([]);
     }, 90_000);
 
+    it('loads from a CommonJS module with require() and with import()', async () => {
+      const script = `const root = require('@chamvi/temporal');
+import('@chamvi/temporal/worker').then((worker) => {
+  if (typeof root.defineEffectTool !== 'function' || typeof worker.createAgentWorker !== 'function') process.exit(3);
+  console.log('loaded');
+});
+`;
+      writeFileSync(join(app, 'commonjs-user.cjs'), script);
+      const { output } = await runOk('node', ['commonjs-user.cjs'], { cwd: app, timeoutMs: 60_000 });
+      expect(output).toBe('loaded\n');
+    }, 90_000);
+
     if (variant.pg) {
       it('records effects in PostgreSQL with the lowest pg the peer range allows, loading pg on first use', async () => {
         const table = `chamvi_smoke_${process.pid}_${Date.now()}`;

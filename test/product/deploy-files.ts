@@ -30,7 +30,9 @@ export function environment(name: string): Record<string, string | undefined> {
     .slice(0, end < 0 ? undefined : end)
     .map((l) => /^ {6}([A-Z0-9_]+):(?: (.*))?$/.exec(l))
     .filter((m): m is RegExpExecArray => m !== null);
-  return Object.fromEntries(entries.map((m) => [m[1], m[2]?.replace(/^'(.*)'$/, '$1')]));
+  return Object.fromEntries(
+    entries.map((m): [string, string | undefined] => [m[1] ?? '', m[2]?.replace(/^'(.*)'$/, '$1')]),
+  );
 }
 
 /** `host:container` port pairs a service publishes. */
