@@ -20,11 +20,14 @@ export interface CommandResult {
 
 /**
  * The environment of a command run for a user's app: this process's, without the `npm_*`
- * variables an enclosing `npm test` sets (they would point npm back at this repo).
+ * variables an enclosing `npm test` sets (they would point npm back at this repo), except the
+ * npm cache every install shares.
  */
 export function userEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const base = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && !/^(CHAMVI_|TEMPORAL_ADDRESS|NODE_ENV)/.test(k)),
+    Object.entries(process.env).filter(
+      ([k]) => (!/^npm_/i.test(k) || /^npm_config_cache$/i.test(k)) && !/^(CHAMVI_|TEMPORAL_ADDRESS|NODE_ENV)/.test(k),
+    ),
   );
   return { ...base, npm_config_update_notifier: 'false', npm_config_fund: 'false', ...extra };
 }
