@@ -115,7 +115,7 @@ async function checkOwnership(lease: Lease): Promise<EffectRecord | undefined> {
     lease.lost = true;
     return renewed.record;
   }
-  lease.since = sent;
+  lease.since = Math.max(lease.since, sent);
   return undefined;
 }
 

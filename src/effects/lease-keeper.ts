@@ -10,7 +10,8 @@ import { describeError } from './store-failure.js';
 export const DEFAULT_ABORT_GRACE_MS = 120_000;
 
 class Kept implements KeptLease {
-  renewing = false;
+  /** When the renewal still unanswered was sent, on the monotonic clock. */
+  renewingSince: number | undefined;
   abortedAt: number | undefined;
 
   constructor(
@@ -32,7 +33,7 @@ class Kept implements KeptLease {
  *
  * A lease is renewed once it is a third of its length old (on the monotonic clock); the timer
  * ticks every sixth of the shortest lease held, so every renewal is sent before the lease is half
- * gone. A lease is kept as long as its call runs in this live process, even after the attempt's
+ * gone; a renewal left unanswered for a third of the lease is followed by another. A lease is kept as long as its call runs in this live process, even after the attempt's
  * signal aborted (a cancel, a start-to-close timeout): an `execute` that ignores its signal may
  * still apply the effect, so a retry elsewhere must keep waiting for its record instead of
  * applying it beside. Only `abortGraceMs` after the abort is the claim released, with a warning
@@ -77,7 +78,11 @@ class LeaseKeeper {
         }
       }
       shortest = Math.min(shortest, kept.lease.leaseMs);
-      if (!kept.renewing && now - kept.lease.since >= kept.lease.leaseMs / 3) this.renew(kept, now);
+      const third = kept.lease.leaseMs / 3;
+      // A renewal unanswered for a third of the lease (a stalled connection) is not waited for:
+      // another one goes out, so one slow answer cannot let a live attempt's lease run out.
+      const due = kept.renewingSince === undefined || now - kept.renewingSince >= third;
+      if (due && now - kept.lease.since >= third) this.renew(kept, now);
     }
     // The shortest lease that set the pace may be gone: tick no faster than the ones left need.
     if (shortest !== Infinity && periodFor(shortest) > this.periodMs * 2) this.start(periodFor(shortest));
@@ -85,12 +90,16 @@ class LeaseKeeper {
 
   private renew(kept: Kept, sent: number): void {
     const { lease, logger } = kept;
-    kept.renewing = true;
+    kept.renewingSince = sent;
+    const settled = (): void => {
+      if (kept.renewingSince === sent) kept.renewingSince = undefined;
+    };
     lease.store.renew(lease.token, lease.leaseMs).then(
       (renewed) => {
-        kept.renewing = false;
+        settled();
         if (renewed.status === 'ok') {
-          lease.since = sent;
+          // A late answer to an older renewal must not make the lease look older than it is.
+          lease.since = Math.max(lease.since, sent);
           return;
         }
         lease.lost = true;
@@ -99,7 +108,7 @@ class LeaseKeeper {
         logger.warn(`Lost the claim on effect "${lease.token.key}" while applying it.`, { key: lease.token.key });
       },
       (error: unknown) => {
-        kept.renewing = false;
+        settled();
         logger.warn(`Could not renew the claim on effect "${lease.token.key}".`, { error: describeError(error) });
       },
     );
