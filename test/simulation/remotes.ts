@@ -26,7 +26,9 @@ export const REMOTE_KINDS: readonly RemoteKind[] = ['marker', 'idempotency-key',
  *   and the remote write;
  * - `renewal-unanswered-past-lease`: the same without a pause: the attempt's lease keeper was
  *   still waiting for a renewal (lost, stalled) when the lease ran out, so the store handed the
- *   key to another attempt while this one's write was on its way;
+ *   key to another attempt while this one's write was on its way. Named so that a trace says
+ *   what happened, but admitted by no strategy: the keeper sends another renewal once one has
+ *   been unanswered for a third of the lease, so a live process that can reach its store keeps it;
  * - `abort-grace-exceeded`: an `execute` still running after its attempt was cancelled or timed
  *   out outlived the protocol's cap (`abortGraceMs`), after which the key is released with a warning.
  */
@@ -71,11 +73,7 @@ export interface Remote {
   apply(call: RemoteCall, key: string, by: string, fence: number | undefined): Promise<RemoteResult>;
 }
 
-const ZOMBIE_CAUSES: readonly DuplicateCause[] = [
-  'paused-past-lease',
-  'renewal-unanswered-past-lease',
-  'abort-grace-exceeded',
-];
+const ZOMBIE_CAUSES: readonly DuplicateCause[] = ['paused-past-lease', 'abort-grace-exceeded'];
 const ALL_CAUSES: ReadonlySet<DuplicateCause> = new Set(['crash-window', ...ZOMBIE_CAUSES]);
 
 interface Comment {
