@@ -89,4 +89,13 @@ export const REGRESSION_SEEDS: readonly RegressionSeed[] = [
     foundOn: '791ad6c',
     fixedIn: '14c1bdd',
   },
+  // Found on 14c1bdd, marker remote: A1's renewal at 1335 ms is lost; the keeper sends none while
+  // one is pending, so A1's lease ends at 1840 ms with A1 alive and still executing; A2 takes over
+  // at 1850 ms and posts comment 1 at 1872 ms; A1 posts comment 2 at 2352 ms.
+  {
+    seed: 11805,
+    bug: 'one lost renewal lets a live attempt lose its lease (the keeper waited for its answer forever)',
+    foundOn: '14c1bdd',
+    fixedIn: '66210af',
+  },
 ];
