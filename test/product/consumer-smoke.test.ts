@@ -14,6 +14,7 @@ import {
   INSTALL_TESTS,
   installedCopies,
   packedTarball,
+  removeScratch,
   run,
   runOk,
   scratchDir,
@@ -156,6 +157,7 @@ const timings: string[] = [];
         const mb = folderBytes(join(app, 'node_modules')) / 1e6;
         timings.push(`${variant.pg ? 'lowest' : 'newest'}: node_modules ${mb.toFixed(0)} MB`);
       }
+      removeScratch(dirname(app));
     });
 
     it('lives outside the repo, with no node_modules above it to resolve from', () => {

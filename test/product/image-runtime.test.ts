@@ -14,7 +14,16 @@ import { ENV } from '../../cli/settings.js';
 import { createDevServerEnvironment } from '../../testing/index.js';
 import { HEALTH_PORT_ENV } from '../../worker/worker-health.js';
 import { dockerEnv, dockerStage, environment, execForm, healthcheckTest } from './deploy-files.js';
-import { folderBytes, INSTALL_TESTS, packedTarball, run, runOk, scratchDir, userEnv } from './packed-package.js';
+import {
+  folderBytes,
+  INSTALL_TESTS,
+  packedTarball,
+  removeScratch,
+  run,
+  runOk,
+  scratchDir,
+  userEnv,
+} from './packed-package.js';
 import { ROOT } from './run-cli.js';
 
 const PG_URL = process.env['CHAMVI_TEST_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -57,6 +66,7 @@ function freePort(): Promise<number> {
     await temporal?.teardown();
     await admin?.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
     await admin?.end();
+    removeScratch(app);
   });
 
   const shell = (command: string, cwd: string, env: NodeJS.ProcessEnv): Promise<unknown> =>

@@ -1,7 +1,7 @@
 // Helpers of the tests that install the package the way users do: the packed tarball, commands
 // run in scratch folders outside the repo, and a clean environment for npm there.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from './run-cli.js';
@@ -72,6 +72,12 @@ export async function runOk(
 /** A new folder under the system temp folder: outside the repo, so nothing resolves from its node_modules. */
 export function scratchDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Deletes a scratch folder (hundreds of MB of node_modules), unless CHAMVI_KEEP_SCRATCH=1 asks to look at it. */
+export function removeScratch(dir: string): void {
+  if (process.env['CHAMVI_KEEP_SCRATCH'] === '1') console.log(`kept ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
 }
 
 /**
