@@ -23,7 +23,7 @@ export function awaitSharedCall(
     };
     const onAbort = (): void => {
       settle();
-      reject(signal.reason);
+      reject(signal.reason as Error);
     };
     const timer = setTimeout(() => {
       settle();
@@ -35,7 +35,7 @@ export function awaitSharedCall(
         settle();
         resolve(value);
       },
-      (error: unknown) => {
+      (error: Error) => {
         settle();
         reject(error);
       },

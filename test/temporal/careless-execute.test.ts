@@ -56,7 +56,7 @@ async function twoWorkers(issue: number, extra: Record<string, string> = {}) {
     taskQueue,
     first,
     /** Starts the second process once the first is inside the slow execute (so retries land there). */
-    async second() {
+    second: async () => {
       await first.printed(/executing 1\n/);
       const second = await startChildWorker(common);
       workers.push(second);
