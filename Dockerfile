@@ -10,6 +10,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json README.md LICENSE ./
 COPY src ./src
+COPY common ./common
 COPY workflows ./workflows
 COPY activities ./activities
 COPY worker ./worker

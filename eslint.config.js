@@ -16,6 +16,31 @@ const nodeBuiltins = [
   'stream',
 ];
 
+/** What code that runs in (or is bundled into) the Temporal workflow sandbox may not import. */
+const sandboxPatterns = [
+  { group: nodeBuiltins, message: 'Workflow code runs in the Temporal sandbox: no Node builtins.' },
+  {
+    group: ['ai', 'ai/*', '@ai-sdk/*', 'zod', 'zod/*'],
+    message: 'Workflow code must not import ai or zod; call an activity.',
+  },
+  {
+    group: [
+      '../src/*',
+      '../activities/*',
+      '../worker/*',
+      '../testing/*',
+      '../demo/*',
+      '../cli/*',
+      'pg',
+      '@temporalio/worker',
+      '@temporalio/activity',
+      '@temporalio/client',
+    ],
+    allowTypeImports: true,
+    message: 'Workflow code reaches activities and Node code by type only.',
+  },
+];
+
 export default tseslint.config(
   // examples/consumer is a separate app importing the installed package (compiled by the consumer smoke test).
   { ignores: ['dist/**', 'node_modules/**', '.tools/**', '.chamvi/**', 'coverage/**', 'examples/consumer/**'] },
@@ -35,30 +60,26 @@ export default tseslint.config(
   },
   {
     // Workflow code runs in Temporal's deterministic sandbox: no Node builtins, no ai, no zod,
-    // and activities only by type.
-    files: ['workflows/**/*.ts'],
+    // and activities only by type. common/ is imported by workflows and activities alike, so it
+    // is held to the same rule.
+    files: ['workflows/**/*.ts', 'common/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: sandboxPatterns }],
+    },
+  },
+  {
+    // common/ is the contract both sides share: it must not reach into either side at runtime.
+    files: ['common/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
-            { group: nodeBuiltins, message: 'Workflow code runs in the Temporal sandbox: no Node builtins.' },
+            ...sandboxPatterns,
             {
-              group: ['ai', 'ai/*', '@ai-sdk/*', 'zod', 'zod/*'],
-              message: 'Workflow code must not import ai or zod; call an activity.',
-            },
-            {
-              group: [
-                '../src/*',
-                '../activities/*',
-                '../worker/*',
-                'pg',
-                '@temporalio/worker',
-                '@temporalio/activity',
-                '@temporalio/client',
-              ],
+              group: ['../workflows/*', '@temporalio/workflow'],
               allowTypeImports: true,
-              message: 'Workflow code reaches activities and Node code by type only.',
+              message: 'common/ is shared by workflows and activities: no workflow code at runtime.',
             },
           ],
         },
@@ -66,7 +87,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.js', '**/*.cjs'],
+    files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
   },
 );

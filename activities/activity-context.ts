@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { ToolExecutionOptions, ModelMessage } from 'ai';
 import { createToolContext, type ToolContext } from '../src/context/tool-context.js';
 import type { EffectLogger } from '../src/effects/effect-report.js';
-import type { JsonMessage, RunRef } from '../workflows/types.js';
+import type { JsonMessage, RunRef } from '../common/index.js';
 
 /**
  * The ToolContext of the run, as seen from inside an activity. `ctx.run.signal` aborts when

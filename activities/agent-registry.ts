@@ -6,7 +6,7 @@ import { assertNoStrayHooks } from '../src/effects/define-effect-tool.js';
 import { ToolNotAllowedError, UnknownAgentError, UnknownToolError } from '../src/errors/errors.js';
 import { activityToolContext } from './activity-context.js';
 import { assertApproved } from './approval-check.js';
-import type { ToolActivityOptions, ToolCallInput } from '../workflows/types.js';
+import type { ToolActivityOptions, ToolCallInput } from '../common/index.js';
 
 /**
  * An agent as a worker runs it, with its Temporal settings.

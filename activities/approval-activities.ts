@@ -1,6 +1,6 @@
 import { verifyApprovalToken } from '../src/approvals/approval-token.js';
 import { inputFingerprint } from '../src/effects/effect-key.js';
-import type { VerifyApprovalInput } from '../workflows/types.js';
+import type { ApprovalVerdict, VerifyApprovalInput } from '../common/index.js';
 
 /** Where workers find the approval secret when none is passed: this environment variable. */
 export const APPROVAL_SECRET_ENV = 'CHAMVI_APPROVAL_SECRET';
@@ -12,7 +12,7 @@ export const APPROVAL_SECRET_ENV = 'CHAMVI_APPROVAL_SECRET';
  * throwing, so a refused decision is never retried; without a secret every decision is refused.
  */
 export function createVerifyApprovalActivity(secret: string | Uint8Array | undefined) {
-  return async function verifyApproval(input: VerifyApprovalInput): Promise<{ valid: boolean; problem?: string }> {
+  return async function verifyApproval(input: VerifyApprovalInput): Promise<ApprovalVerdict> {
     const key = secret ?? process.env[APPROVAL_SECRET_ENV];
     if (key === undefined || key === '') {
       return {

@@ -6,7 +6,7 @@ import { isEffectTool } from '../src/effects/define-effect-tool.js';
 import { inputFingerprint } from '../src/effects/effect-key.js';
 import { resolveEffectKey } from '../src/effects/effect-protocol.js';
 import { ApprovalRequiredError, EffectKeyMismatchError } from '../src/errors/errors.js';
-import type { ToolCallInput } from '../workflows/types.js';
+import type { ToolCallInput } from '../common/index.js';
 import { toolCallOptions } from './activity-context.js';
 import { APPROVAL_SECRET_ENV } from './approval-activities.js';
 import type { AgentRegistration } from './agent-registry.js';

@@ -4,7 +4,7 @@ import { isEffectTool } from '../src/effects/define-effect-tool.js';
 import { applyEffect, resolveEffectKey, type EffectCall, type FaultPoint } from '../src/effects/effect-protocol.js';
 import { EffectKeyMismatchError, EffectResultTooLargeError, InvalidEffectToolError } from '../src/errors/errors.js';
 import type { IEffectStore } from '../src/stores/effect-store.js';
-import type { ToolCallInput, ToolCallResult } from '../workflows/types.js';
+import type { ToolCallInput, ToolCallResult } from '../common/index.js';
 import { activityLogger, keepHeartbeating, toolCallOptions } from './activity-context.js';
 import type { AgentRegistry } from './agent-registry.js';
 import { withFailureMapping } from './failures.js';

@@ -1,5 +1,5 @@
 import type { IEffectStore } from '../src/stores/effect-store.js';
-import type { UnrecordedEffect } from '../workflows/types.js';
+import type { UnrecordedEffect } from '../common/index.js';
 
 /**
  * The effect-store activities. `recordEffect` writes a record whose write failed inside the

@@ -1,5 +1,6 @@
 import type { IEffectStore } from '../src/stores/effect-store.js';
-import type { ChamviActivities } from '../workflows/types.js';
+import { ACTIVITY_NAMES } from '../common/activity-names.js';
+import type { ChamviActivities } from '../common/index.js';
 import { AgentRegistry, type AgentEntry } from './agent-registry.js';
 import { createVerifyApprovalActivity } from './approval-activities.js';
 import { createEffectCallActivity, type EffectCallHooks } from './effect-call.js';
@@ -35,11 +36,11 @@ export function createChamviActivities(options: ChamviActivitiesOptions): Chamvi
   const registry = new AgentRegistry(options.agents, options.approvalSecret);
   const storeActivities = createEffectStoreActivities(options.store);
   return {
-    'chamvi.modelStep': createModelStepActivity(registry),
-    'chamvi.effectCall': createEffectCallActivity(registry, options.store, options.hooks),
-    'chamvi.toolCall': createToolCallActivity(registry),
-    'chamvi.recordEffect': storeActivities.recordEffect,
-    'chamvi.lookupEffect': storeActivities.lookupEffect,
-    'chamvi.verifyApproval': createVerifyApprovalActivity(options.approvalSecret),
+    [ACTIVITY_NAMES.modelStep]: createModelStepActivity(registry),
+    [ACTIVITY_NAMES.effectCall]: createEffectCallActivity(registry, options.store, options.hooks),
+    [ACTIVITY_NAMES.toolCall]: createToolCallActivity(registry),
+    [ACTIVITY_NAMES.recordEffect]: storeActivities.recordEffect,
+    [ACTIVITY_NAMES.lookupEffect]: storeActivities.lookupEffect,
+    [ACTIVITY_NAMES.verifyApproval]: createVerifyApprovalActivity(options.approvalSecret),
   };
 }

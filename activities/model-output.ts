@@ -1,5 +1,5 @@
 import type { Tool } from 'ai';
-import type { JsonToolOutput } from '../workflows/types.js';
+import type { JsonToolOutput } from '../common/index.js';
 
 /**
  * What the model sees of a tool result, as the AI SDK makes it: the tool's `toModelOutput` when it

@@ -3,7 +3,7 @@ import { resolveApproval } from '../src/approvals/approval-policy.js';
 import { isEffectTool } from '../src/effects/define-effect-tool.js';
 import { inputFingerprint } from '../src/effects/effect-key.js';
 import { resolveEffectKey } from '../src/effects/effect-protocol.js';
-import type { ApprovalPlan, JsonMessage, ModelStepInput, ModelStepResult, ToolCallPlan } from '../workflows/types.js';
+import type { ApprovalPlan, JsonMessage, ModelStepInput, ModelStepResult, ToolCallPlan } from '../common/index.js';
 import { activityToolContext, keepHeartbeating, toolCallOptions } from './activity-context.js';
 import type { ToolContext } from '../src/context/tool-context.js';
 import type { AgentRegistration, AgentRegistry } from './agent-registry.js';

@@ -1,6 +1,6 @@
 import { isAsyncIterable } from '../src/effects/effect-result.js';
 import { UnknownToolError } from '../src/errors/errors.js';
-import type { ToolCallInput, ToolCallResult } from '../workflows/types.js';
+import type { ToolCallInput, ToolCallResult } from '../common/index.js';
 import { keepHeartbeating, toolCallOptions } from './activity-context.js';
 import type { AgentRegistry } from './agent-registry.js';
 import { withFailureMapping } from './failures.js';

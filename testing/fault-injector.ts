@@ -1,6 +1,6 @@
 import type { FaultPoint } from '../src/effects/effect-protocol.js';
 import type { EffectCallHooks } from '../activities/effect-call.js';
-import type { ToolCallInput } from '../workflows/types.js';
+import type { ToolCallInput } from '../common/index.js';
 
 /**
  * How a fault strikes:

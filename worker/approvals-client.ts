@@ -4,7 +4,7 @@ import { createApprovalToken, type ApprovalClaims } from '../src/approvals/appro
 import { inputFingerprint } from '../src/effects/effect-key.js';
 import { ChamviError } from '../src/errors/chamvi-error.js';
 import { decideApprovalUpdate, pendingApprovalsQuery } from '../workflows/approvals.js';
-import type { ApprovalRecord, PendingApproval } from '../workflows/types.js';
+import type { ApprovalRecord, PendingApproval } from '../common/index.js';
 
 /** The calls of an agent run waiting for a decision (query `chamvi.pendingApprovals`). */
 export async function listPendingApprovals(client: Client, workflowId: string): Promise<PendingApproval[]> {

@@ -30,7 +30,8 @@ export {
   type DecideApprovalOptions,
 } from './approvals-client.js';
 export { decideApprovalUpdate, approvalDecisionSignal, pendingApprovalsQuery } from '../workflows/approvals.js';
-export type * from '../workflows/types.js';
+export { ACTIVITY_NAMES, type ChamviActivityName } from '../common/activity-names.js';
+export type * from '../common/index.js';
 export type { AgentRunOutput, AgentCheckpoint, StepSummary } from '../workflows/agent-loop.js';
 export type { AgentWorkflowInput } from '../workflows/agent-workflow.js';
 export { agentProgressQuery, type AgentProgress } from '../workflows/progress.js';

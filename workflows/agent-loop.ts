@@ -1,16 +1,18 @@
 import { ApplicationFailure, proxyActivities, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
-import { DEFAULT_MODEL_STEP_OPTIONS, toActivityOptions } from './activity-options.js';
+import { DEFAULT_MODEL_STEP_OPTIONS, toActivityOptions } from '../common/activity-options.js';
+import { ACTIVITY_NAMES } from '../common/activity-names.js';
 import { ApprovalGate } from './approvals.js';
 import { agentProgressQuery, type AgentProgress } from './progress.js';
 import { dispatchToolCalls } from './tool-dispatch.js';
 import type {
   ApprovalRecord,
   ChamviActivities,
-  EffectReportEntry,
+  EffectCallReport,
   JsonMessage,
   RunRef,
-  ToolActivityOptions,
-} from './types.js';
+  ModelStepActivityOptions,
+  StoreActivityOptions,
+} from '../common/index.js';
 
 /** One model step of a run, as the run's result lists it. */
 export interface StepSummary {
@@ -27,7 +29,7 @@ export interface AgentCheckpoint {
   readonly step: number;
   readonly messages: JsonMessage[];
   readonly steps: StepSummary[];
-  readonly effects: EffectReportEntry[];
+  readonly effects: EffectCallReport[];
   /** Approval decisions so far (absent in checkpoints of older versions). */
   readonly approvals?: ApprovalRecord[];
 }
@@ -50,7 +52,10 @@ export interface AgentLoopOptions {
    */
   readonly runId?: string;
   /** Activity options for the model step and the effect-store activity (tools take theirs from the worker). */
-  readonly activityOptions?: { readonly modelStep?: ToolActivityOptions; readonly store?: ToolActivityOptions };
+  readonly activityOptions?: {
+    readonly modelStep?: ModelStepActivityOptions;
+    readonly store?: StoreActivityOptions;
+  };
   /** Resume here instead of starting (from continue-as-new). */
   readonly checkpoint?: AgentCheckpoint;
   /**
@@ -67,7 +72,7 @@ export interface AgentRunOutput {
   readonly text: string;
   readonly steps: StepSummary[];
   /** Every effect call: key, tool, outcome (`recorded` | `reconciled` | `executed`), attempts. */
-  readonly effects: EffectReportEntry[];
+  readonly effects: EffectCallReport[];
   /** Every approval decision: approved or denied, by whom (approver, timeout, policy), why. */
   readonly approvals: ApprovalRecord[];
   readonly messages: JsonMessage[];
@@ -101,7 +106,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
   const modelStep = proxyActivities<ChamviActivities>({
     ...toActivityOptions(DEFAULT_MODEL_STEP_OPTIONS, options.activityOptions?.modelStep),
     summary: `model step · agent ${run.agent}`,
-  })['chamvi.modelStep'];
+  })[ACTIVITY_NAMES.modelStep];
 
   let text: string | undefined;
   for (let step = start.step; ; step++) {
@@ -188,7 +193,7 @@ function appendToolResults(
   }
 }
 
-function describeEffects(runId: string, effects: EffectReportEntry[]): string {
+function describeEffects(runId: string, effects: EffectCallReport[]): string {
   const lines = effects.map((e) => `- ${e.toolName} · ${e.outcome} · attempt ${e.attempts} · \`${e.key}\``);
   return [`**run** \`${runId}\` · ${effects.length} effect call(s)`, ...lines.slice(-20)].join('\n');
 }

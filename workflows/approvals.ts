@@ -8,7 +8,8 @@ import {
   proxyActivities,
   setHandler,
 } from '@temporalio/workflow';
-import { DEFAULT_STORE_OPTIONS, toActivityOptions } from './activity-options.js';
+import { DEFAULT_STORE_OPTIONS, toActivityOptions } from '../common/activity-options.js';
+import { ACTIVITY_NAMES } from '../common/activity-names.js';
 import type {
   ApprovalDecision,
   ApprovalEvidence,
@@ -16,9 +17,9 @@ import type {
   ChamviActivities,
   PendingApproval,
   RunRef,
-  ToolActivityOptions,
+  StoreActivityOptions,
   ToolCallPlan,
-} from './types.js';
+} from '../common/index.js';
 
 /** How long a call waits for a decision when the registration sets no `approvalTimeout`. */
 export const DEFAULT_APPROVAL_TIMEOUT = '7 days';
@@ -51,7 +52,7 @@ export class ApprovalGate {
 
   constructor(
     private readonly run: RunRef,
-    private readonly verifyOptions?: ToolActivityOptions,
+    private readonly verifyOptions?: StoreActivityOptions,
   ) {
     setHandler(pendingApprovalsQuery, () =>
       [...this.waiting.values()].filter((w) => w.decision === undefined).map((w) => w.request),
@@ -170,7 +171,7 @@ export class ApprovalGate {
     const verify = proxyActivities<ChamviActivities>({
       ...toActivityOptions(DEFAULT_STORE_OPTIONS, this.verifyOptions),
       summary: `verify approval · call ${request.toolCallId}`,
-    })['chamvi.verifyApproval'];
+    })[ACTIVITY_NAMES.verifyApproval];
     const verdict = await verify({
       token: decision.token,
       runId: request.runId,

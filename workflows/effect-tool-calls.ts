@@ -1,7 +1,15 @@
 import { proxyActivities, uuid4, workflowInfo } from '@temporalio/workflow';
-import { DEFAULT_TOOL_OPTIONS, toActivityOptions } from './activity-options.js';
+import { DEFAULT_TOOL_OPTIONS, toActivityOptions } from '../common/activity-options.js';
+import { ACTIVITY_NAMES } from '../common/activity-names.js';
 import { recordLater } from './tool-dispatch.js';
-import type { ChamviActivities, EffectReportEntry, JsonMessage, RunRef, ToolActivityOptions } from './types.js';
+import type {
+  ChamviActivities,
+  EffectCallReport,
+  JsonMessage,
+  RunRef,
+  StoreActivityOptions,
+  ToolActivityOptions,
+} from '../common/index.js';
 
 /** What {@link effectToolCalls} takes: which registered agent's tools, and the run they belong to. */
 export interface EffectToolCallsOptions {
@@ -15,7 +23,7 @@ export interface EffectToolCallsOptions {
   /** Activity options of every call (merged over the library defaults, like a registration's `toolDefaults`). */
   readonly activityOptions?: ToolActivityOptions;
   /** Activity options of the effect-store activity that retries a record the call could not write. */
-  readonly storeOptions?: ToolActivityOptions;
+  readonly storeOptions?: StoreActivityOptions;
 }
 
 /** The AI SDK call options the helper reads, when the caller is a tool's `execute`. */
@@ -39,7 +47,7 @@ export interface EffectToolCalls {
   /** Calls the registered effect tool `toolName` once and resolves to its result. */
   call(toolName: string, input: unknown, call?: CallOptionsLike, options?: ToolActivityOptions): Promise<unknown>;
   /** Every call so far: key, tool, outcome (`recorded` | `reconciled` | `executed`), attempts. */
-  readonly effects: readonly EffectReportEntry[];
+  readonly effects: readonly EffectCallReport[];
 }
 
 /**
@@ -69,7 +77,7 @@ export function effectToolCalls(options: EffectToolCallsOptions): EffectToolCall
     ...(options.state !== undefined ? { state: options.state } : {}),
     ...(options.artifacts !== undefined ? { artifacts: options.artifacts } : {}),
   };
-  const effects: EffectReportEntry[] = [];
+  const effects: EffectCallReport[] = [];
   const call = async (
     toolName: string,
     input: unknown,
@@ -82,7 +90,7 @@ export function effectToolCalls(options: EffectToolCallsOptions): EffectToolCall
       ...toActivityOptions(DEFAULT_TOOL_OPTIONS, options.activityOptions, activityOptions),
       summary: summary.length > 200 ? `${summary.slice(0, 197)}...` : summary,
     });
-    const result = await activities['chamvi.effectCall']({
+    const result = await activities[ACTIVITY_NAMES.effectCall]({
       ...run,
       toolName,
       toolCallId,

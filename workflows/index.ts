@@ -22,11 +22,12 @@ export {
   DEFAULT_TOOL_OPTIONS,
   NON_RETRYABLE_TYPES,
   toActivityOptions,
-} from './activity-options.js';
+} from '../common/activity-options.js';
 export {
   effectToolCalls,
   type CallOptionsLike,
   type EffectToolCalls,
   type EffectToolCallsOptions,
 } from './effect-tool-calls.js';
-export type * from './types.js';
+export { ACTIVITY_NAMES, type ChamviActivityName } from '../common/activity-names.js';
+export type * from '../common/index.js';

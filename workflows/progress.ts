@@ -1,5 +1,5 @@
 import { defineQuery } from '@temporalio/workflow';
-import type { EffectReportEntry } from './types.js';
+import type { EffectCallReport } from '../common/index.js';
 
 /** What the progress query answers while an agent runs. */
 export interface AgentProgress {
@@ -9,7 +9,7 @@ export interface AgentProgress {
   readonly step: number;
   readonly status: 'running' | 'completed';
   /** Effect calls so far, in order. */
-  readonly effects: EffectReportEntry[];
+  readonly effects: EffectCallReport[];
 }
 
 /** Query `chamvi.progress`: the current step and the effects so far. */

@@ -1,25 +1,26 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
-import { DEFAULT_STORE_OPTIONS, DEFAULT_TOOL_OPTIONS, toActivityOptions } from './activity-options.js';
+import { DEFAULT_STORE_OPTIONS, DEFAULT_TOOL_OPTIONS, toActivityOptions } from '../common/activity-options.js';
+import { ACTIVITY_NAMES } from '../common/activity-names.js';
 import type { ApprovalGate } from './approvals.js';
 import type {
   ApprovalEvidence,
   ApprovalRecord,
   ChamviActivities,
-  EffectReportEntry,
+  EffectCallReport,
   JsonMessage,
   JsonToolOutput,
   RunRef,
-  ToolActivityOptions,
+  StoreActivityOptions,
   ToolCallPlan,
   ToolCallResult,
-} from './types.js';
+} from '../common/index.js';
 
 /** A tool call's answer to the model, plus its effect report entry (effect tools only). */
 export interface DispatchedCall {
   readonly toolCallId: string;
   readonly toolName: string;
   readonly output: JsonToolOutput;
-  readonly report?: EffectReportEntry;
+  readonly report?: EffectCallReport;
   /** How the call's approval ended, when it needed one. */
   readonly approval?: ApprovalRecord;
 }
@@ -53,7 +54,7 @@ export async function dispatchToolCalls(
   run: RunRef,
   messages: JsonMessage[],
   calls: ToolCallPlan[],
-  storeOptions?: ToolActivityOptions,
+  storeOptions?: StoreActivityOptions,
   approvals?: { readonly gate: ApprovalGate; readonly step: number },
 ): Promise<DispatchedCall[]> {
   const shared = new Map<string, Promise<ToolCallResult>>();
@@ -127,7 +128,9 @@ export function scheduleCall(
     ...(call.key !== undefined ? { key: call.key } : {}),
     ...(approval !== undefined ? { approval } : {}),
   };
-  return call.kind === 'effect' ? activities['chamvi.effectCall'](input) : activities['chamvi.toolCall'](input);
+  return call.kind === 'effect'
+    ? activities[ACTIVITY_NAMES.effectCall](input)
+    : activities[ACTIVITY_NAMES.toolCall](input);
 }
 
 function deniedReason(record: ApprovalRecord): string {
@@ -140,7 +143,7 @@ function deniedReason(record: ApprovalRecord): string {
 /** Writes a record the effect activity could not write, through the effect-store activity. */
 export async function recordLater(
   result: ToolCallResult,
-  storeOptions: ToolActivityOptions | undefined,
+  storeOptions: StoreActivityOptions | undefined,
 ): Promise<void> {
   const unrecorded = result.unrecorded;
   if (unrecorded === undefined) return;
@@ -148,7 +151,7 @@ export async function recordLater(
     ...toActivityOptions(DEFAULT_STORE_OPTIONS, storeOptions),
     summary: `record effect · key ${unrecorded.key}`.slice(0, 200),
   });
-  await activities['chamvi.recordEffect'](unrecorded);
+  await activities[ACTIVITY_NAMES.recordEffect](unrecorded);
 }
 
 /**

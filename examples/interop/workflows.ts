@@ -5,7 +5,7 @@
 import { temporalProvider } from '@temporalio/ai-sdk/workflow';
 import { generateText, stepCountIs, tool } from 'ai';
 import { z } from 'zod';
-import { effectToolCalls, type EffectReportEntry } from '../../workflows/index.js';
+import { effectToolCalls, type EffectCallReport } from '../../workflows/index.js';
 
 export interface TriageInput {
   readonly issue: number;
@@ -18,7 +18,7 @@ export interface TriageInput {
 export interface TriageOutput {
   readonly text: string;
   readonly steps: number;
-  readonly effects: readonly EffectReportEntry[];
+  readonly effects: readonly EffectCallReport[];
 }
 
 export async function triageWorkflow(input: TriageInput): Promise<TriageOutput> {

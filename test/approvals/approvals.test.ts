@@ -31,7 +31,7 @@ import { commentsOn, createResponder, OWNER, openIssue, REPO } from '../fixtures
 import { runCli } from '../product/run-cli.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';
 import type { directEffectCallWorkflow, forgedEffectCallWorkflow } from '../fixtures/workflows.js';
-import type { ToolCallInput } from '../../workflows/types.js';
+import type { ToolCallInput } from '../../common/index.js';
 
 const SECRET = 'approval-secret-for-tests-0123456789';
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { MemoryEffectStore } from '../../src/index.js';
 import { LocalGitHubServer } from '../../testing/github/index.js';
 import { scriptedModel } from '../../testing/scripted-model.js';
@@ -27,15 +28,22 @@ describe('workflow determinism', () => {
   it('the workflows bundle for the sandbox without Node builtins, ai or zod', async () => {
     const { code } = await bundleWorkflowCode({ workflowsPath: chamviWorkflowsPath(), logger: quietLogger });
     expect(code).toContain('agentWorkflow');
-    for (const forbidden of [
-      'node_modules/ai/',
-      'node_modules/zod/',
-      'node_modules/@ai-sdk/',
-      'node:crypto',
-      'node:fs',
-    ]) {
-      expect(code).not.toContain(forbidden);
-    }
+    expectSandboxSafe(code);
+    // The library's own modules in the bundle: workflow code and the shared contract, nothing else.
+    const own = ownModules(code);
+    expect(own).toEqual(expect.arrayContaining(['workflows/agent-loop.ts', 'common/activity-options.ts']));
+    expect(own.filter((path) => !path.startsWith('workflows/') && !path.startsWith('common/'))).toEqual([]);
+  });
+
+  it('the whole shared contract (common/) bundles for the sandbox, also what the workflows do not import', async () => {
+    const { code } = await bundleWorkflowCode({
+      workflowsPath: fileURLToPath(new URL('../../common/index.ts', import.meta.url)),
+      logger: quietLogger,
+    });
+    expectSandboxSafe(code);
+    const own = ownModules(code);
+    expect(own).toContain('common/index.ts');
+    expect(own.filter((path) => !path.startsWith('common/'))).toEqual([]);
   });
 
   it('a recorded agent run replays against the same workflow code', async () => {
@@ -62,3 +70,21 @@ describe('workflow determinism', () => {
     ).resolves.toBeUndefined();
   });
 });
+
+function expectSandboxSafe(code: string): void {
+  for (const forbidden of [
+    'node_modules/ai/',
+    'node_modules/zod/',
+    'node_modules/@ai-sdk/',
+    'node:crypto',
+    'node:fs',
+  ]) {
+    expect(code).not.toContain(forbidden);
+  }
+}
+
+/** The repository's own modules a bundle holds (webpack names each by its path from the root). */
+function ownModules(code: string): string[] {
+  const paths = [...code.matchAll(/"\.\/((?:[\w-]+\/)+[\w.-]+\.ts)"/g)].map((m) => m[1] ?? '');
+  return [...new Set(paths)].filter((path) => !path.startsWith('node_modules/')).sort();
+}

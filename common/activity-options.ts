@@ -1,12 +1,43 @@
-import type { ActivityOptions } from '@temporalio/workflow';
-import type { ToolActivityOptions } from './types.js';
+import type { ActivityOptions } from '@temporalio/common';
+
+/**
+ * Activity options in their JSON form (durations as ms numbers or Temporal duration strings), as
+ * they travel in workflow input and in a step's plan. Turned into Temporal's `ActivityOptions` by
+ * {@link toActivityOptions}.
+ */
+export interface JsonActivityOptions {
+  readonly startToCloseTimeout?: string | number;
+  readonly scheduleToCloseTimeout?: string | number;
+  readonly heartbeatTimeout?: string | number;
+  readonly retry?: {
+    readonly initialInterval?: string | number;
+    readonly backoffCoefficient?: number;
+    readonly maximumInterval?: string | number;
+    readonly maximumAttempts?: number;
+    readonly nonRetryableErrorTypes?: string[];
+  };
+  readonly taskQueue?: string;
+}
+
+/**
+ * Options of a tool's activity (`chamvi.effectCall`, `chamvi.toolCall`), from a registration's
+ * `toolDefaults` and `tools[name]`. For an effect tool the heartbeat timeout (or the start-to-close
+ * timeout, if shorter) is also the lease on its effect key.
+ */
+export type ToolActivityOptions = JsonActivityOptions;
+
+/** Options of the model-step activity (`chamvi.modelStep`): the same fields as a tool's, other defaults. */
+export type ModelStepActivityOptions = JsonActivityOptions;
+
+/** Options of the effect-store and approval-verification activities (`chamvi.recordEffect`, `chamvi.verifyApproval`). */
+export type StoreActivityOptions = JsonActivityOptions;
 
 /**
  * Default options of the model-step activity: a model call may be slow, and provider errors
  * (rate limits, 5xx) are worth retrying with backoff. Invalid model output never reaches a retry:
  * it goes back to the model as a tool error.
  */
-export const DEFAULT_MODEL_STEP_OPTIONS: ToolActivityOptions = {
+export const DEFAULT_MODEL_STEP_OPTIONS: ModelStepActivityOptions = {
   startToCloseTimeout: '5 minutes',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
 };
@@ -23,7 +54,7 @@ export const DEFAULT_TOOL_OPTIONS: ToolActivityOptions = {
 };
 
 /** Default options of the effect-store record activity: retried until the record is durable. */
-export const DEFAULT_STORE_OPTIONS: ToolActivityOptions = {
+export const DEFAULT_STORE_OPTIONS: StoreActivityOptions = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 };
@@ -45,8 +76,8 @@ export const NON_RETRYABLE_TYPES = [
 ];
 
 /** Merges option layers (later wins, `retry` merged field by field) into Temporal's ActivityOptions. */
-export function toActivityOptions(...layers: Array<ToolActivityOptions | undefined>): ActivityOptions {
-  let merged: ToolActivityOptions = {};
+export function toActivityOptions(...layers: Array<JsonActivityOptions | undefined>): ActivityOptions {
+  let merged: JsonActivityOptions = {};
   for (const layer of layers) {
     if (layer === undefined) continue;
     merged = { ...merged, ...layer, retry: { ...merged.retry, ...layer.retry } };

@@ -1,0 +1,116 @@
+// What the agent workflow hands the chamvi activities and what they answer: plain JSON, so both
+// sides (the sandboxed workflow and the Node activities) can import it.
+import type { EffectRecordInput } from '../src/stores/effect-store.js';
+import type { ToolActivityOptions } from './activity-options.js';
+import type { ApprovalEvidence, ApprovalPlan } from './approval-types.js';
+import type { EffectCallReport } from './effect-call-report.js';
+import type { JsonMessage, JsonToolOutput } from './json-messages.js';
+
+/** The run a step or call belongs to, as activities receive it. */
+export interface RunRef {
+  readonly agent: string;
+  readonly runId: string;
+  readonly trigger?: unknown;
+  readonly state?: Record<string, unknown>;
+  readonly artifacts?: Record<string, unknown>;
+}
+
+/** Input of the model-step activity: one model call. */
+export interface ModelStepInput extends RunRef {
+  /** 0-based index of the step within the run. */
+  readonly step: number;
+  readonly messages: JsonMessage[];
+}
+
+/** A valid tool call of a step, planned by the model-step activity (which knows the tools). */
+export interface ToolCallPlan {
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly input: unknown;
+  /** `effect`: runs the effect protocol; `plain`: runs execute as an ordinary activity. */
+  readonly kind: 'effect' | 'plain';
+  /** The effect key (effect tools only), computed once so identical calls can share one activity. */
+  readonly key?: string;
+  /** Activity options for this tool, from the worker's registration. */
+  readonly options: ToolActivityOptions;
+  /** Set when the call needs a decision (`user-approval`) or was refused by policy (`denied`). */
+  readonly approval?: ApprovalPlan;
+}
+
+/** Output of the model-step activity. */
+export interface ModelStepResult {
+  /** Messages to append to the conversation (the assistant message, and errors for invalid calls). */
+  readonly responseMessages: JsonMessage[];
+  readonly text: string;
+  readonly finishReason: string;
+  readonly toolCalls: ToolCallPlan[];
+  /** Calls that cannot run (no `execute`), answered to the model as errors. */
+  readonly refusedCalls: Array<{ toolCallId: string; toolName: string; message: string }>;
+  /** The agent's own step limit, from its definition on the worker. */
+  readonly agentMaxSteps: number;
+  readonly usage?: { readonly inputTokens?: number; readonly outputTokens?: number };
+}
+
+/** Input of the effect-call and tool-call activities. */
+export interface ToolCallInput extends RunRef {
+  readonly toolName: string;
+  readonly toolCallId: string;
+  readonly input: unknown;
+  readonly key?: string;
+  /** The messages sent to the model for the step that produced the call (AI SDK's `options.messages`). */
+  readonly messages: JsonMessage[];
+  /** Also return the tool's raw result (for workflow-side tools that call effect tools; see `callEffectTool`). */
+  readonly includeResult?: boolean;
+  /** How the call's approval was decided, when it needed one; the activity checks it again. */
+  readonly approval?: ApprovalEvidence;
+}
+
+/** A record the effect activity could not write; the workflow retries it through the record activity. */
+export interface UnrecordedEffect {
+  readonly key: string;
+  readonly record: EffectRecordInput;
+}
+
+/** Output of the effect-call and tool-call activities. */
+export interface ToolCallResult {
+  /** What the model sees (the tool's `toModelOutput`, or text/json of the result). */
+  readonly output: JsonToolOutput;
+  readonly report?: EffectCallReport;
+  readonly unrecorded?: UnrecordedEffect;
+  /** The raw result, when the input asked for it (`includeResult`). */
+  readonly result?: unknown;
+}
+
+/**
+ * Input of the approval-verification activity: the token and what it must be bound to. The
+ * activity computes the input's fingerprint itself, so the token is checked against the input the
+ * run waits on, not against a fingerprint it is told.
+ */
+export interface VerifyApprovalInput {
+  readonly token: string;
+  readonly runId: string;
+  readonly toolCallId: string;
+  readonly key: string;
+  /** The call's input, as the run will hand it to the activity that runs the call. */
+  readonly input: unknown;
+  readonly approved: boolean;
+}
+
+/** What the approval-verification activity answers: a verdict, never a throw, so a refusal is not retried. */
+export interface ApprovalVerdict {
+  readonly valid: boolean;
+  readonly problem?: string;
+}
+
+/**
+ * The activities the agent workflow schedules, by name (the values of `ACTIVITY_NAMES`).
+ * Implemented by `createChamviActivities`.
+ */
+export interface ChamviActivities {
+  'chamvi.modelStep'(input: ModelStepInput): Promise<ModelStepResult>;
+  'chamvi.effectCall'(input: ToolCallInput): Promise<ToolCallResult>;
+  'chamvi.toolCall'(input: ToolCallInput): Promise<ToolCallResult>;
+  'chamvi.recordEffect'(unrecorded: UnrecordedEffect): Promise<void>;
+  'chamvi.lookupEffect'(key: string): Promise<{ found: boolean; result?: unknown; origin?: string }>;
+  'chamvi.verifyApproval'(input: VerifyApprovalInput): Promise<ApprovalVerdict>;
+}

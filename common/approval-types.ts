@@ -1,0 +1,78 @@
+// The approval shapes shared by the workflow's approval gate, the activities that plan and check
+// approvals, and the client helpers that list and decide them.
+
+/** How a call waits for its approval, as the model step planned it from the worker's registration. */
+export interface ApprovalPlan {
+  /** `user-approval`: wait for a signed decision; `denied`: refused by the approval policy, no wait. */
+  readonly status: 'user-approval' | 'denied';
+  /** Shown to the approver (`user-approval`) or told to the model (`denied`). */
+  readonly reason?: string;
+  /** How long to wait for a decision (ms or a Temporal duration string). Default 7 days. */
+  readonly timeout?: string | number;
+  /** What silence means once the timeout passes. Default `deny`. */
+  readonly onTimeout?: 'deny' | 'approve';
+  /**
+   * `inputFingerprint(input)` of the call (`user-approval` only), computed where hashing is
+   * available, so the pending approval can show it; absent in plans of older versions.
+   */
+  readonly fingerprint?: string;
+}
+
+/** A call waiting for a decision, as the `chamvi.pendingApprovals` query lists it. */
+export interface PendingApproval {
+  readonly runId: string;
+  readonly agent: string;
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly input: unknown;
+  /** The effect key the decision is bound to (empty for a plain tool). */
+  readonly key: string;
+  /**
+   * The input fingerprint the decision is bound to: `inputFingerprint(input)`, the hex SHA-256 of
+   * the canonical JSON of `input` above. An approval token must name it, so it approves exactly
+   * this input (also when the effect key ignores part of it). Empty only for a call planned by an
+   * older version, which did not compute it: `decideApproval` then computes it from `input`.
+   */
+  readonly fingerprint: string;
+  readonly step: number;
+  readonly reason?: string;
+  /** Workflow time, ISO 8601. */
+  readonly requestedAt: string;
+  /** When silence decides (`onTimeout`), ISO 8601. */
+  readonly deadline: string;
+  readonly onTimeout: 'deny' | 'approve';
+}
+
+/** A decision sent to the run (update `chamvi.decideApproval`, or signal `chamvi.approvalDecision`). */
+export interface ApprovalDecision {
+  readonly toolCallId: string;
+  readonly approved: boolean;
+  /** Why; a denial's reason is told to the model. */
+  readonly reason?: string;
+  /** An approval token minted for this run, call, effect key, input fingerprint and decision (`createApprovalToken`). */
+  readonly token: string;
+  /** Who decided, for the record. */
+  readonly approver?: string;
+}
+
+/** How a call's approval ended, as the run's result and the decision update report it. */
+export interface ApprovalRecord {
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly key: string;
+  readonly approved: boolean;
+  /** `approver`: a verified decision; `timeout`: nobody answered in time; `policy`: the approval rule said `denied`. */
+  readonly decidedBy: 'approver' | 'timeout' | 'policy';
+  readonly reason?: string;
+  readonly approver?: string;
+  readonly requestedAt: string;
+  readonly decidedAt: string;
+}
+
+/** The decision on a call that needed approval, as the activity running it checks it. */
+export interface ApprovalEvidence {
+  readonly approved: boolean;
+  readonly decidedBy: 'approver' | 'timeout' | 'policy';
+  /** The approver's token (bound to run, call, effect key, input fingerprint and decision). */
+  readonly token?: string;
+}

@@ -1,0 +1,20 @@
+// The contract between the agent workflow and the chamvi activities: activity names, their input
+// and result shapes, the effect report, activity options and their defaults. Sandbox-safe: it
+// imports nothing at runtime but itself (types from the core are erased), so workflow code and
+// activities import the same module.
+export { ACTIVITY_NAMES, type ChamviActivityName } from './activity-names.js';
+export {
+  DEFAULT_MODEL_STEP_OPTIONS,
+  DEFAULT_STORE_OPTIONS,
+  DEFAULT_TOOL_OPTIONS,
+  NON_RETRYABLE_TYPES,
+  toActivityOptions,
+  type JsonActivityOptions,
+  type ModelStepActivityOptions,
+  type StoreActivityOptions,
+  type ToolActivityOptions,
+} from './activity-options.js';
+export type * from './activity-contract.js';
+export type * from './approval-types.js';
+export type * from './effect-call-report.js';
+export type * from './json-messages.js';
