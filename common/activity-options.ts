@@ -1,4 +1,5 @@
 import type { ActivityOptions } from '@temporalio/common';
+import { NON_RETRYABLE_TYPES } from './failure-policy.js';
 
 /**
  * Activity options in their JSON form (durations as ms numbers or Temporal duration strings), as
@@ -58,22 +59,6 @@ export const DEFAULT_STORE_OPTIONS: StoreActivityOptions = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 };
-
-/**
- * Failure types that retrying cannot fix. Temporal does not retry them whatever the activity's
- * retry policy says; the workflow answers the model (tool errors) or fails the run (setup errors).
- */
-export const NON_RETRYABLE_TYPES = [
-  'ToolNotAllowedError',
-  'InvalidEffectKeyError',
-  'EffectKeyMismatchError',
-  'InvalidEffectToolError',
-  'UnknownAgentError',
-  'UnknownToolError',
-  'LegacyContextFieldError',
-  'InvalidToolInputError',
-  'ApprovalRequiredError',
-];
 
 /** Merges option layers (later wins, `retry` merged field by field) into Temporal's ActivityOptions. */
 export function toActivityOptions(...layers: Array<JsonActivityOptions | undefined>): ActivityOptions {

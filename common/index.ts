@@ -7,13 +7,19 @@ export {
   DEFAULT_MODEL_STEP_OPTIONS,
   DEFAULT_STORE_OPTIONS,
   DEFAULT_TOOL_OPTIONS,
-  NON_RETRYABLE_TYPES,
   toActivityOptions,
   type JsonActivityOptions,
   type ModelStepActivityOptions,
   type StoreActivityOptions,
   type ToolActivityOptions,
 } from './activity-options.js';
+export {
+  FAILURE_CATALOGUE,
+  NON_RETRYABLE_TYPES,
+  failurePolicyOf,
+  type CataloguedFailure,
+  type FailurePolicy,
+} from './failure-policy.js';
 export type * from './activity-contract.js';
 export type * from './approval-types.js';
 export type * from './effect-call-report.js';

@@ -10,6 +10,7 @@ export {
   InvalidEffectKeyError,
   InvalidEffectToolError,
   InvalidToolContextError,
+  InvalidToolInputError,
   LegacyContextFieldError,
   ToolNotAllowedError,
   UnsupportedJsonValueError,

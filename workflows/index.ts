@@ -20,9 +20,15 @@ export {
   DEFAULT_MODEL_STEP_OPTIONS,
   DEFAULT_STORE_OPTIONS,
   DEFAULT_TOOL_OPTIONS,
-  NON_RETRYABLE_TYPES,
   toActivityOptions,
 } from '../common/activity-options.js';
+export {
+  FAILURE_CATALOGUE,
+  NON_RETRYABLE_TYPES,
+  failurePolicyOf,
+  type CataloguedFailure,
+  type FailurePolicy,
+} from '../common/failure-policy.js';
 export {
   effectToolCalls,
   type CallOptionsLike,

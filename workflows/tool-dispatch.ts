@@ -1,6 +1,7 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import { DEFAULT_STORE_OPTIONS, DEFAULT_TOOL_OPTIONS, toActivityOptions } from '../common/activity-options.js';
 import { ACTIVITY_NAMES } from '../common/activity-names.js';
+import { failurePolicyOf } from '../common/failure-policy.js';
 import type { ApprovalGate } from './approvals.js';
 import type {
   ApprovalEvidence,
@@ -24,22 +25,6 @@ export interface DispatchedCall {
   /** How the call's approval ended, when it needed one. */
   readonly approval?: ApprovalRecord;
 }
-
-/** Failure types that go back to the model as a tool error at once (the model can correct the call). */
-const ANSWERED_TO_MODEL = new Set([
-  'ToolNotAllowedError',
-  'UnknownToolError',
-  'InvalidToolInputError',
-  'ApprovalRequiredError',
-]);
-/** Failure types that mean the worker's setup is wrong; the run fails with the activity's message. */
-const FAILS_RUN = new Set([
-  'InvalidEffectKeyError',
-  'EffectKeyMismatchError',
-  'InvalidEffectToolError',
-  'UnknownAgentError',
-  'LegacyContextFieldError',
-]);
 
 /**
  * Runs the tool calls of one step, one activity per call, all at once. Effect calls with the same
@@ -155,17 +140,25 @@ export async function recordLater(
 }
 
 /**
- * What the model is told when a call failed: the refusal or validation message for failures the
- * model can correct, the last error after retries for the rest. Setup errors fail the run instead.
+ * What the model is told when a call failed, by the failure catalogue: failures it can correct or
+ * must know about (not retried) are told as `<type>: <message>`, the last error after the retries
+ * as such; failures whose catalogue entry says `run` fail the run instead.
  */
 function failureForModel(toolName: string, error: unknown): string {
   // A cancelled run stops here; the model is not asked to carry on.
   if (isCancellation(error)) throw error;
   const cause = error instanceof ActivityFailure ? error.cause : error;
-  if (cause instanceof ApplicationFailure && cause.type !== undefined && cause.type !== null) {
-    if (FAILS_RUN.has(cause.type))
-      throw ApplicationFailure.create({ type: cause.type, message: cause.message, nonRetryable: true, cause });
-    if (ANSWERED_TO_MODEL.has(cause.type)) return `${cause.type}: ${cause.message}`;
+  if (cause instanceof ApplicationFailure) {
+    const policy = failurePolicyOf(cause.type);
+    if (policy?.then === 'run')
+      throw ApplicationFailure.create({
+        type: cause.type ?? undefined,
+        message: cause.message,
+        nonRetryable: true,
+        cause,
+      });
+    if (policy !== undefined && (policy.retried === false || cause.nonRetryable))
+      return `${cause.type ?? ''}: ${cause.message}`;
   }
   const message = cause instanceof Error ? cause.message : String(cause);
   return `Tool ${toolName} failed after its retries: ${message}`;

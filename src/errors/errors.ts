@@ -14,6 +14,19 @@ export class ToolNotAllowedError extends ChamviError {
   }
 }
 
+/**
+ * A tool call's input is wrong in a way the tool's schema cannot express (the issue it names is
+ * closed, the branch it would push to does not exist). Throw it from `execute`, `alreadyApplied`
+ * or `effectKey` before anything is applied. The AI SDK's own `InvalidToolInputError` thrown in an
+ * activity gets the same policy (Temporal names a failure after the error's constructor). Input
+ * that fails the schema itself never gets this far: the AI SDK answers it to the model in the model
+ * step. Not retryable: the same input fails again; the model is told and can correct the call.
+ */
+export class InvalidToolInputError extends ChamviError {
+  static override readonly errorName = 'InvalidToolInputError';
+  readonly retryable = false;
+}
+
 /** An effect tool definition is unusable (for example `execute` is missing). Thrown at definition time. */
 export class InvalidEffectToolError extends ChamviError {
   static override readonly errorName = 'InvalidEffectToolError';

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { tool } from 'ai';
+import { InvalidToolInputError as AiInvalidToolInputError, tool } from 'ai';
 import { z } from 'zod';
 import {
   defineAgent,
@@ -19,6 +19,7 @@ import {
   type ClaimResult,
   type IEffectStore,
 } from '../../src/index.js';
+import { FAILURE_CATALOGUE, type FailurePolicy } from '../../common/failure-policy.js';
 import { LocalGitHubServer } from '../../testing/github/index.js';
 import { scriptedModel } from '../../testing/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
@@ -372,21 +373,17 @@ describe('agent workflow on the time-skipping server', () => {
     }
   }, 60_000);
 
-  // A listed failure type thrown by the tool's own error class of that name (Temporal takes the
-  // failure type from the constructor's name). It is not one of this library's errors, so nothing
-  // marks it non-retryable but the list in workflows/activity-options.ts.
-  it.each([
-    ['ToolNotAllowedError', 'answered'],
-    ['UnknownToolError', 'answered'],
-    ['InvalidToolInputError', 'answered'],
-    ['ApprovalRequiredError', 'answered'],
-    ['InvalidEffectKeyError', 'fails the run'],
-    ['InvalidEffectToolError', 'fails the run'],
-    ['UnknownAgentError', 'fails the run'],
-    ['LegacyContextFieldError', 'fails the run'],
-  ] as const)(
+  // Every failure type of the catalogue that is not retried, thrown by the tool's own error class
+  // of that name (Temporal takes the failure type from the constructor's name). It is not one of
+  // this library's errors, so nothing marks it non-retryable but the catalogue's type list
+  // (NON_RETRYABLE_TYPES, common/failure-policy.ts), and the workflow's handling follows its entry.
+  it.each(
+    Object.entries(FAILURE_CATALOGUE as Record<string, FailurePolicy>)
+      .filter(([, policy]) => policy.retried === false && policy.then !== 'caller')
+      .map(([type, policy]) => [type, policy.then === 'model' ? 'answered' : 'fails the run'] as const),
+  )(
     "a tool's own %s (not a library error) is never retried, by the non-retryable type list: the effect call is attempted exactly once (%s)",
-    async (type, then) => {
+    async (type: string, then: 'answered' | 'fails the run') => {
       const ToolError = { [type]: class extends Error {} }[type]!;
       let attempts = 0;
       const refuse = defineEffectTool({
@@ -427,6 +424,35 @@ describe('agent workflow on the time-skipping server', () => {
       }
     },
   );
+
+  it("the AI SDK's own InvalidToolInputError thrown by a tool has the catalogue's policy of that name: attempted once, told to the model", async () => {
+    let attempts = 0;
+    const check = defineEffectTool({
+      description: 'Files a change on a branch that may not exist.',
+      inputSchema: z.object({ branch: z.string() }),
+      execute: async ({ branch }): Promise<{ filed: boolean }> => {
+        attempts++;
+        throw new AiInvalidToolInputError({
+          toolName: 'check',
+          toolInput: JSON.stringify({ branch }),
+          cause: new Error(`branch ${branch} does not exist`),
+        });
+      },
+    });
+    const agent = defineAgent({
+      name: 'checked',
+      model: scriptedModel([{ toolCalls: [{ toolName: 'check', input: { branch: 'gone' } }] }, { text: 'No branch.' }]),
+      tools: { check },
+    });
+    const result = await withWorker(
+      [{ agent, tools: { check: { retry: { initialInterval: '10 ms', maximumAttempts: 3 } } } }],
+      async (taskQueue) => (await startAgentRun(env.client, { agent: 'checked', prompt: 'go', taskQueue })).result(),
+    );
+    expect(attempts).toBe(1);
+    const told = JSON.stringify(result.messages.find((m) => m.role === 'tool'));
+    expect(told).toContain('InvalidToolInputError: Invalid input for tool check:');
+    expect(told).toContain('branch gone does not exist');
+  });
 
   it('schema-invalid tool input and unknown tool names go back to the model without an activity or a retry', async () => {
     const issue = openIssue(github);
