@@ -12,8 +12,9 @@ import type { ToolActivityOptions, ToolCallInput } from '../common/index.js';
  * An agent as a worker runs it, with its Temporal settings.
  *
  * Activity options apply in this order (later wins): the library defaults, `toolDefaults`, then
- * `tools[toolName]`. They travel to the workflow with each step's plan, so changing them needs a
- * worker restart only, not new workflow code.
+ * `tools[toolName]`, field by field (`retry` too); a field left `undefined` in a layer keeps the
+ * layer below. They travel to the workflow with each step's plan, so changing them needs a worker
+ * restart only, not new workflow code.
  */
 export interface AgentRegistration {
   readonly agent: Agent;

@@ -8,6 +8,7 @@ import { activityToolContext, keepHeartbeating, toolCallOptions } from './activi
 import type { ToolContext } from '../src/context/tool-context.js';
 import type { AgentRegistration, AgentRegistry } from './agent-registry.js';
 import { withFailureMapping } from './failures.js';
+import { mergeActivityOptions } from '../common/activity-options.js';
 import { toolsContextFor } from '../src/agent/tools-context.js';
 
 /**
@@ -55,7 +56,7 @@ export function createModelStepActivity(registry: AgentRegistry) {
             });
             continue;
           }
-          const options = { ...registration.toolDefaults, ...registration.tools?.[call.toolName] };
+          const options = mergeActivityOptions(registration.toolDefaults, registration.tools?.[call.toolName]);
           const approval = await approvalPlan(registration, tool, call, ctx, input.messages);
           const approved = approval === undefined ? {} : { approval };
           if (!isEffectTool(tool)) {

@@ -60,13 +60,34 @@ export const DEFAULT_STORE_OPTIONS: StoreActivityOptions = {
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 };
 
-/** Merges option layers (later wins, `retry` merged field by field) into Temporal's ActivityOptions. */
-export function toActivityOptions(...layers: Array<JsonActivityOptions | undefined>): ActivityOptions {
-  let merged: JsonActivityOptions = {};
+/**
+ * Merges layers of activity options: a later layer wins field by field, and `retry` is merged field
+ * by field too. A field that is `undefined` in a layer, and a layer that is `undefined`, change
+ * nothing: an explicit `undefined` (a registration's `{ startToCloseTimeout: undefined }`, say)
+ * keeps what the layers before it said instead of wiping a default.
+ */
+export function mergeActivityOptions(...layers: ReadonlyArray<JsonActivityOptions | undefined>): JsonActivityOptions {
+  const merged: Record<string, unknown> = {};
+  const retry: Record<string, unknown> = {};
   for (const layer of layers) {
-    if (layer === undefined) continue;
-    merged = { ...merged, ...layer, retry: { ...merged.retry, ...layer.retry } };
+    if (layer === undefined || layer === null) continue;
+    for (const [field, value] of Object.entries(layer)) {
+      if (value !== undefined && field !== 'retry') merged[field] = value;
+    }
+    for (const [field, value] of Object.entries(layer.retry ?? {})) {
+      if (value !== undefined) retry[field] = value;
+    }
   }
+  return (Object.keys(retry).length > 0 ? { ...merged, retry } : merged) as JsonActivityOptions;
+}
+
+/**
+ * Temporal's ActivityOptions from layers of JSON options, merged by {@link mergeActivityOptions}
+ * (later wins, field by field, `undefined` ignored), with the catalogue's non-retryable failure
+ * types added to whatever `retry.nonRetryableErrorTypes` the layers list.
+ */
+export function toActivityOptions(...layers: ReadonlyArray<JsonActivityOptions | undefined>): ActivityOptions {
+  const merged = mergeActivityOptions(...layers);
   const retry = merged.retry ?? {};
   return {
     ...(merged.startToCloseTimeout !== undefined ? { startToCloseTimeout: merged.startToCloseTimeout } : {}),
