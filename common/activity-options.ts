@@ -78,7 +78,7 @@ export function mergeActivityOptions(...layers: ReadonlyArray<JsonActivityOption
       if (value !== undefined) retry[field] = value;
     }
   }
-  return (Object.keys(retry).length > 0 ? { ...merged, retry } : merged) as JsonActivityOptions;
+  return Object.keys(retry).length > 0 ? { ...merged, retry } : merged;
 }
 
 /**
