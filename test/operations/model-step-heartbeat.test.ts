@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_MODEL_STEP_OPTIONS } from '../../common/index.js';
+import { createDevServerEnvironment } from '../../testing/test-environment.js';
+import { startAgentRun } from '../../worker/index.js';
+import { spawnWorker } from './fixtures/spawn-worker.js';
+
+const SLOW_MODEL_WORKER = fileURLToPath(new URL('./fixtures/slow-model-worker.ts', import.meta.url));
+
+let env: TestWorkflowEnvironment;
+
+beforeAll(async () => {
+  env = await createDevServerEnvironment();
+}, 120_000);
+
+afterAll(async () => {
+  await env?.teardown();
+});
+
+describe('model steps heartbeat, so a dead worker is noticed within the heartbeat timeout', () => {
+  it('a worker SIGKILLed during a slow model step is retried elsewhere after the heartbeat timeout, not the 5 min start-to-close timeout', async () => {
+    const taskQueue = `slow-model-${randomUUID()}`;
+    const common = { TEMPORAL_ADDRESS: env.address, TASK_QUEUE: taskQueue, MODEL_DELAY_MS: '3000' };
+    const doomed = await spawnWorker(SLOW_MODEL_WORKER, common);
+    // Each model call takes 3 s, three times the heartbeat timeout: only heartbeats keep it alive.
+    const handle = await startAgentRun(env.client, {
+      agent: 'ponderer',
+      prompt: 'Take your time.',
+      taskQueue,
+      activityOptions: { modelStep: { heartbeatTimeout: '1 second', retry: { initialInterval: '100 ms' } } },
+    });
+    await doomed.printed(/model call 1/);
+    const survivor = await spawnWorker(SLOW_MODEL_WORKER, common);
+    try {
+      doomed.process.kill('SIGKILL');
+      const killedAt = Date.now();
+      expect(await doomed.exited).toBe('SIGKILL');
+      const result = await handle.result();
+      const recovered = Date.now() - killedAt;
+      expect(result.text).toBe('Slow but done.');
+      // heartbeat timeout (1 s) + the survivor's slow call (3 s) + slack; far below 5 minutes.
+      expect(recovered).toBeLessThan(15_000);
+      await survivor.printed(/model call 1/);
+      process.stdout.write(`model step after SIGKILL: run finished ${recovered} ms after the kill\n`);
+    } finally {
+      await survivor.stop();
+    }
+  }, 60_000);
+
+  it('the model step is scheduled with a heartbeat timeout by default (30 s, like the tools)', async () => {
+    expect(DEFAULT_MODEL_STEP_OPTIONS.heartbeatTimeout).toBe('30 seconds');
+    const taskQueue = `slow-model-${randomUUID()}`;
+    const worker = await spawnWorker(SLOW_MODEL_WORKER, {
+      TEMPORAL_ADDRESS: env.address,
+      TASK_QUEUE: taskQueue,
+      MODEL_DELAY_MS: '10',
+    });
+    try {
+      const handle = await startAgentRun(env.client, { agent: 'ponderer', prompt: 'Quick.', taskQueue });
+      await handle.result();
+      const events = (await handle.fetchHistory()).events ?? [];
+      const scheduled = events
+        .map((e) => e.activityTaskScheduledEventAttributes)
+        .find((a) => a?.activityType?.name === 'chamvi.modelStep');
+      expect(Number(scheduled?.heartbeatTimeout?.seconds ?? 0)).toBe(30);
+    } finally {
+      await worker.stop();
+    }
+  }, 60_000);
+});
