@@ -287,11 +287,12 @@ async function measure(): Promise<void> {
   }
   const bytes = (side: Side, steps: number) => sizes.get(`${side}:${steps}`)?.bytes ?? NaN;
   if ([10, 20, 40].every((s) => STEP_COUNTS.includes(s))) {
+    console.log('');
     for (const side of SIDES) {
       const late = bytes(side, 40) - bytes(side, 20);
       const early = bytes(side, 20) - bytes(side, 10);
       console.log(
-        `growth ${side}: bytes(40) - bytes(20) = ${fmt(late)}; (bytes(20) - bytes(10)) x 2 = ${fmt(early * 2)}; ratio ${(late / (early * 2)).toFixed(2)} (linear: <= 1.2)`,
+        `- growth ${side}: bytes(40) - bytes(20) = ${fmt(late)}; (bytes(20) - bytes(10)) x 2 = ${fmt(early * 2)}; ratio ${(late / (early * 2)).toFixed(2)} (linear: <= 1.2)`,
       );
     }
   }
@@ -318,8 +319,9 @@ async function measure(): Promise<void> {
     );
   }
   const lib = best('library').runsPerSecond;
+  console.log('');
   console.log(
-    `throughput library / anchor = ${(lib / best('anchor').runsPerSecond).toFixed(2)} (goal >= 1.2); library / floor = ${(lib / best('floor').runsPerSecond).toFixed(2)} (goal >= 0.85)`,
+    `- throughput library / anchor = ${(lib / best('anchor').runsPerSecond).toFixed(2)} (goal >= 1.2); library / floor = ${(lib / best('floor').runsPerSecond).toFixed(2)} (goal >= 0.85)`,
   );
 }
 
