@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { isEffectTool } from '../src/effects/define-effect-tool.js';
-import { applyEffect, resolveEffectKey, type EffectCall, type FaultPoint } from '../src/effects/effect-protocol.js';
+import { applyEffect, resolveEffectKey, type EffectCall } from '../src/effects/effect-protocol.js';
 import { EffectKeyMismatchError, EffectResultTooLargeError, InvalidEffectToolError } from '../src/errors/errors.js';
 import type { IEffectStore } from '../src/stores/effect-store.js';
 import type { ToolCallInput, ToolCallResult } from '../common/index.js';
@@ -10,19 +10,12 @@ import type { AgentRegistry } from './agent-registry.js';
 import { withFailureMapping } from './failures.js';
 import { toModelOutput } from './model-output.js';
 
-/** Hooks the effect-call activity offers to test kits (fault injection). */
-export interface EffectCallHooks {
-  /** Called right before `execute`, after the claim was renewed and cancellation checked. */
-  readonly beforeEffect?: (key: string, input: ToolCallInput) => Promise<void> | void;
-  /** Called at each named point of the protocol with the attempt number; throw or kill the process to crash there. */
-  readonly fault?: (
-    point: FaultPoint,
-    key: string,
-    call: { readonly input: ToolCallInput; readonly attempt: number },
-  ) => Promise<void> | void;
+/** Worker settings of the effect-call activity. */
+export interface EffectCallSettings {
   /**
    * How long an effect key stays claimed after the attempt was cancelled or timed out while its
-   * `execute` still runs, in ms. Default 120 000 (see `EffectEnv.abortGraceMs`).
+   * `execute` still runs, in ms. Default 120 000 (see `EffectEnv.abortGraceMs`): until then a
+   * retry elsewhere waits and finds the record; past it the claim is released with a warning.
    */
   readonly abortGraceMs?: number;
 }
@@ -50,7 +43,11 @@ function leaseFor(heartbeatTimeoutMs: number | undefined, startToCloseTimeoutMs:
  * live attempt renews it, and stops renewing once it learns (by heartbeat) that it was cancelled or
  * timed out, so a zombie attempt finds its claim lost at the check right before the effect.
  */
-export function createEffectCallActivity(registry: AgentRegistry, store: IEffectStore, hooks: EffectCallHooks = {}) {
+export function createEffectCallActivity(
+  registry: AgentRegistry,
+  store: IEffectStore,
+  settings: EffectCallSettings = {},
+) {
   return async function effectCall(input: ToolCallInput): Promise<ToolCallResult> {
     return withFailureMapping(async () => {
       const { tool, ctx } = await registry.resolveCall(input);
@@ -73,6 +70,8 @@ export function createEffectCallActivity(registry: AgentRegistry, store: IEffect
       const key = await resolveEffectKey(call);
       if (input.key !== undefined && input.key !== key)
         throw new EffectKeyMismatchError(input.toolName, input.key, key);
+      // Heartbeats from here on: a dead worker is noticed within the heartbeat timeout, and a
+      // cancellation reaches ctx.run.signal, whatever part of the protocol is running.
       const stop = keepHeartbeating();
       try {
         const resolved = await applyEffect(
@@ -84,17 +83,7 @@ export function createEffectCallActivity(registry: AgentRegistry, store: IEffect
             owner: `${info.workflowExecution?.workflowId ?? 'standalone'}/${info.activityId}#${info.attempt}/${randomUUID()}`,
             leaseMs,
             busyWaitMs: Math.min(leaseMs, 10_000),
-            ...(hooks.abortGraceMs !== undefined ? { abortGraceMs: hooks.abortGraceMs } : {}),
-            ...(hooks.fault !== undefined
-              ? {
-                  fault: (point: FaultPoint, key: string) =>
-                    hooks.fault?.(point, key, { input, attempt: info.attempt }),
-                }
-              : {}),
-            beforeEffect: (key) => {
-              Context.current().heartbeat();
-              return hooks.beforeEffect?.(key, input);
-            },
+            ...(settings.abortGraceMs !== undefined ? { abortGraceMs: settings.abortGraceMs } : {}),
           },
         );
         const output = await toModelOutput(tool, input.toolCallId, input.input, resolved.result);

@@ -3,13 +3,12 @@ import { ACTIVITY_NAMES } from '../common/activity-names.js';
 import type { ChamviActivities } from '../common/index.js';
 import { AgentRegistry, type AgentEntry } from './agent-registry.js';
 import { createVerifyApprovalActivity } from './approval-activities.js';
-import { createEffectCallActivity, type EffectCallHooks } from './effect-call.js';
+import { createEffectCallActivity } from './effect-call.js';
 import { createEffectStoreActivities } from './effect-store-activities.js';
 import { createModelStepActivity } from './model-step.js';
 import { createToolCallActivity } from './tool-call.js';
 
 export { AgentRegistry, type AgentEntry, type AgentRegistration } from './agent-registry.js';
-export type { EffectCallHooks } from './effect-call.js';
 export { APPROVAL_SECRET_ENV } from './approval-activities.js';
 
 /** What {@link createChamviActivities} takes. */
@@ -18,8 +17,13 @@ export interface ChamviActivitiesOptions {
   readonly agents: readonly AgentEntry[];
   /** Where effect results are recorded; shared by every worker of the task queue in production. */
   readonly store: IEffectStore;
-  /** Test-kit hooks (fault injection). */
-  readonly hooks?: EffectCallHooks;
+  /**
+   * How long an effect key stays claimed after its attempt was cancelled or timed out while the
+   * tool's `execute` still runs, in ms. Default 120 000. Until then a retry on another worker waits
+   * and finds the record; past it the claim is released with a warning, and a retry may apply the
+   * effect again (an `execute` that ignores its abort signal past this bound is not protected).
+   */
+  readonly abortGraceMs?: number;
   /**
    * The secret approval tokens are signed with (at least 16 bytes). Default: the
    * `CHAMVI_APPROVAL_SECRET` environment variable; without one, every approval decision is refused.
@@ -37,7 +41,11 @@ export function createChamviActivities(options: ChamviActivitiesOptions): Chamvi
   const storeActivities = createEffectStoreActivities(options.store);
   return {
     [ACTIVITY_NAMES.modelStep]: createModelStepActivity(registry),
-    [ACTIVITY_NAMES.effectCall]: createEffectCallActivity(registry, options.store, options.hooks),
+    [ACTIVITY_NAMES.effectCall]: createEffectCallActivity(
+      registry,
+      options.store,
+      options.abortGraceMs !== undefined ? { abortGraceMs: options.abortGraceMs } : {},
+    ),
     [ACTIVITY_NAMES.toolCall]: createToolCallActivity(registry),
     [ACTIVITY_NAMES.recordEffect]: storeActivities.recordEffect,
     [ACTIVITY_NAMES.lookupEffect]: storeActivities.lookupEffect,

@@ -34,7 +34,6 @@ export {
   type EffectCall,
   type EffectEnv,
   type EffectResolution,
-  type FaultPoint,
 } from './effects/effect-protocol.js';
 export {
   consoleEffectLogger,

@@ -1,6 +1,38 @@
-import type { FaultPoint } from '../src/effects/effect-protocol.js';
-import type { EffectCallHooks } from '../activities/effect-call.js';
-import type { ToolCallInput } from '../common/index.js';
+import type { ToolSet } from 'ai';
+import type { AgentEntry } from '../activities/agent-registry.js';
+import { defineAgent, type Agent } from '../src/agent/define-agent.js';
+import type { ToolContext } from '../src/context/tool-context.js';
+import type { IEffectStore } from '../src/stores/effect-store.js';
+import { withFaultyEffectCalls, type FaultyToolOptions } from './faulty-tools.js';
+import { withFaultyStore } from './faulty-store.js';
+
+/**
+ * Named points of an effect call, in protocol order, where a fault can strike:
+ * - `before-store-read`: before the store is first asked about the key (the claim, on stores with
+ *   claims; `get` on a store without);
+ * - `in-already-applied`: when `alreadyApplied` is asked, before it runs (also for a tool without one);
+ * - `before-effect`: when `execute` starts, after the protocol's last ownership check;
+ * - `after-effect`: once `execute` is done, before its result reaches the protocol (the crash window);
+ * - `before-record`: before the record write (`complete`, or `put`) is sent to the store;
+ * - `during-record`: the record write reached the store, and its answer is lost on the way back.
+ *
+ * A `throw` at a store point is a failing store call: at `before-store-read` the call fails with a
+ * retryable `EffectStoreError` (the {@link InjectedFault} as its cause) and nothing is applied; at
+ * the two record points it is a failed record write, which the protocol survives (the call
+ * succeeds; `chamvi.recordEffect` records later). A `kill` anywhere crashes at that point.
+ */
+export type FaultPoint =
+  'before-store-read' | 'in-already-applied' | 'before-effect' | 'after-effect' | 'before-record' | 'during-record';
+
+/** Every {@link FaultPoint}, in protocol order. */
+export const FAULT_POINTS: readonly FaultPoint[] = [
+  'before-store-read',
+  'in-already-applied',
+  'before-effect',
+  'after-effect',
+  'before-record',
+  'during-record',
+];
 
 /**
  * How a fault strikes:
@@ -8,9 +40,15 @@ import type { ToolCallInput } from '../common/index.js';
  * - `kill`: the worker process is killed with SIGKILL on the spot (nothing after it runs: no
  *   `finally`, no claim release, no record);
  * - `{ stallMs }`: the attempt hangs that long (a zombie that outlives its timeout), then goes on
- *   (`then: 'continue'`, the default) or throws (`then: 'throw'`, a late error).
+ *   (`then: 'continue'`, the default) or throws (`then: 'throw'`, a late error);
+ * - a function: called with the hit, and what it does is the fault (throw to crash there, await
+ *   something to stall until it happens).
  */
-export type FaultMode = 'throw' | 'kill' | { readonly stallMs: number; readonly then?: 'continue' | 'throw' };
+export type FaultMode =
+  | 'throw'
+  | 'kill'
+  | { readonly stallMs: number; readonly then?: 'continue' | 'throw' }
+  | ((hit: FaultHit) => void | Promise<void>);
 
 /** Where a fault struck, as the injector saw it. */
 export interface FaultHit {
@@ -18,10 +56,15 @@ export interface FaultHit {
   readonly point: FaultPoint | (string & {});
   readonly key: string;
   readonly toolName?: string;
-  /** Temporal's activity attempt (1 = first), when known. */
+  /**
+   * The attempt (1 = first): Temporal's activity attempt inside an activity; outside one, the
+   * `attempt` the tools were wrapped with (or, at the claim, the attempt the claim names).
+   */
   readonly attempt?: number;
-  /** The activity input (agent, run, tool call), under Temporal. */
-  readonly input?: ToolCallInput;
+  /** The run's context, as the wrapped tool got it (at a store point: the last call of this key). */
+  readonly ctx?: ToolContext;
+  /** The tool call's input (likewise). */
+  readonly toolInput?: unknown;
 }
 
 /** One planned fault. Every filter given must match for the fault to strike. */
@@ -39,7 +82,7 @@ export interface FaultRule {
   readonly attempt?: number;
   /** Strike with this probability (0..1) on each match; default 1. */
   readonly probability?: number;
-  /** Any other condition (the run's `state`, the tool input, ...). */
+  /** Any other condition (the run's `ctx.state`, the tool input, ...). */
   readonly when?: (hit: FaultHit) => boolean;
 }
 
@@ -54,24 +97,39 @@ export class InjectedFault extends Error {
   }
 }
 
+/** What the injector's wrappers know of an effect call, by key (the store sees keys only). */
+export interface SeenCall {
+  readonly toolName: string;
+  readonly ctx: ToolContext;
+  readonly toolInput: unknown;
+  /** The attempt the tool wrapper reported for it, if it knew one. */
+  readonly attempt?: number;
+}
+
+// Keys seen by the wrapped tools; a soak sees thousands, so the oldest are forgotten.
+const MAX_SEEN_KEYS = 50_000;
+
 /**
- * Crashes effect calls at named points of the protocol, for crash tests of effect tools:
+ * Crashes effect calls at named points of the protocol, for crash tests of effect tools, by
+ * wrapping what the protocol calls, never by a branch in it: the tools (their `effectKey`,
+ * `alreadyApplied` and `execute`) and the effect store (its claim, read and record write).
  *
  * ```ts
  * const faults = new FaultInjector({ point: 'after-effect', attempt: 1 }); // crash once, after the effect
- * await createAgentWorker({ ..., hooks: faults.hooks });                   // under Temporal
- * wrapToolsForRun(tools, ctx, store, undefined, { fault: faults.forTool('comment') }); // outside it
+ * await runAgentUnderTest({ agents, store, prompt, faults });              // wraps both for you
+ * await createAgentWorker({ ..., agents: faults.wrapAgents(agents), store: faults.wrapStore(store) });
+ * wrapToolsForRun(faults.wrapTools(tools), ctx, faults.wrapStore(store));  // outside Temporal
  * ```
  *
- * The points, in protocol order: `before-store-read`, `in-already-applied`, `before-effect`,
- * `after-effect` (the effect happened, `execute` has not returned: the crash window),
- * `before-record`, `during-record` (the record write fails; the call still succeeds and the
- * effect-store activity records later). Tools may add their own points with {@link at}.
+ * The points are listed in {@link FaultPoint}; tools may add their own with {@link at}. Store
+ * points strike only for the keys of calls the wrapped tools made, and not in the
+ * `chamvi.recordEffect` activity (its write is the retry of a failed record, not the protocol's).
  * `fired` lists every fault that struck, in order.
  */
 export class FaultInjector {
   readonly fired: FaultHit[] = [];
   private readonly rules: Array<{ rule: FaultRule; left: number }> = [];
+  private readonly seen = new Map<string, SeenCall>();
 
   constructor(rules: FaultRule | readonly FaultRule[] = []) {
     const list: readonly FaultRule[] = Array.isArray(rules) ? (rules as readonly FaultRule[]) : [rules as FaultRule];
@@ -89,23 +147,55 @@ export class FaultInjector {
     return point === undefined ? this.fired.length : this.fired.filter((h) => h.point === point).length;
   }
 
-  /** For `createAgentWorker`, `chamviPlugin` or `createChamviActivities`: `{ hooks: faults.hooks }`. */
-  get hooks(): EffectCallHooks {
-    return {
-      fault: (point, key, call) =>
-        this.strike({ point, key, toolName: call.input.toolName, attempt: call.attempt, input: call.input }),
-    };
+  /**
+   * The tool set with its effect tools wrapped (other tools come back as they are): the points
+   * `in-already-applied`, `before-effect` and `after-effect` strike in their hooks, and each call's
+   * key is remembered for the store points. Wrapped tools are still effect tools.
+   * `attempt` is the attempt outside Temporal (inside an activity, Temporal's attempt counts).
+   */
+  wrapTools<TOOLS extends ToolSet>(tools: TOOLS, options: FaultyToolOptions = {}): TOOLS {
+    const wrapped: Record<string, unknown> = {};
+    for (const [name, tool] of Object.entries(tools)) wrapped[name] = this.wrapTool(name, tool, options);
+    return wrapped as TOOLS;
   }
 
-  /** For `applyEffect`'s env or `wrapToolsForRun`'s options: `{ fault: faults.forTool('comment', attempt) }`. */
-  forTool(toolName?: string, attempt?: number): (point: FaultPoint, key: string) => Promise<void> {
-    return (point, key) =>
-      this.strike({
-        point,
-        key,
-        ...(toolName !== undefined ? { toolName } : {}),
-        ...(attempt !== undefined ? { attempt } : {}),
-      });
+  /** One tool, wrapped as by {@link wrapTools} (a tool that is not an effect tool comes back as it is). */
+  wrapTool<TOOL>(toolName: string, tool: TOOL, options: FaultyToolOptions = {}): TOOL {
+    return withFaultyEffectCalls(toolName, tool, options, {
+      strike: (hit) => this.strike(hit),
+      remember: (key, call) => this.remember(key, call),
+    });
+  }
+
+  /** The agents (or registrations) with their tools wrapped, for a worker's `agents` option. */
+  wrapAgents(entries: readonly AgentEntry[]): AgentEntry[] {
+    return entries.map((entry) => {
+      if ('agent' in entry && typeof entry.agent === 'object') return { ...entry, agent: this.wrapAgent(entry.agent) };
+      return this.wrapAgent(entry as Agent);
+    });
+  }
+
+  /** One agent with its tools wrapped. */
+  wrapAgent(agent: Agent): Agent {
+    return defineAgent({
+      name: agent.name,
+      model: agent.model,
+      ...(agent.instructions !== undefined ? { instructions: agent.instructions } : {}),
+      tools: this.wrapTools(agent.tools),
+      maxSteps: agent.maxSteps,
+    });
+  }
+
+  /**
+   * The store, wrapped: `before-store-read` strikes before its claim (or its `get`, on a store
+   * without claims), `before-record` and `during-record` around its `complete` or `put`. Every
+   * other method (close, prune, list) is the store's own; a store without claims stays without.
+   */
+  wrapStore<STORE extends IEffectStore>(store: STORE): STORE {
+    return withFaultyStore(store, {
+      strike: (hit) => this.strike(hit),
+      seen: (key) => this.seen.get(key),
+    });
   }
 
   /** A point of the tool's own (e.g. `mid-stream`), called from inside `execute`. */
@@ -131,6 +221,12 @@ export class FaultInjector {
     return new FaultInjector(rules.map((r) => (typeof r.key === 'string' ? { ...r, key: new RegExp(r.key) } : r)));
   }
 
+  private remember(key: string, call: SeenCall): void {
+    this.seen.delete(key);
+    this.seen.set(key, call);
+    if (this.seen.size > MAX_SEEN_KEYS) this.seen.delete(this.seen.keys().next().value as string);
+  }
+
   private async strike(hit: FaultHit): Promise<void> {
     const planned = this.rules.find(({ rule, left }) => left > 0 && matches(rule, hit));
     if (planned === undefined) return;
@@ -138,6 +234,7 @@ export class FaultInjector {
     planned.left -= 1;
     this.fired.push(hit);
     const mode = planned.rule.mode ?? 'throw';
+    if (typeof mode === 'function') return mode(hit);
     if (mode === 'throw') throw new InjectedFault(hit.point, hit.key);
     if (mode === 'kill') {
       process.kill(process.pid, 'SIGKILL');

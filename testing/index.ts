@@ -3,7 +3,16 @@ export { scriptedModel, type ScriptedStep, type ScriptedToolCall, type ScriptEnt
 export { createDevServerEnvironment, createTimeSkippingEnvironment } from './test-environment.js';
 export { findTemporalBinary, temporalExecutable } from './temporal-binaries.js';
 export * from './github/index.js';
-export { FaultInjector, InjectedFault, type FaultHit, type FaultMode, type FaultRule } from './fault-injector.js';
+export {
+  FAULT_POINTS,
+  FaultInjector,
+  InjectedFault,
+  type FaultHit,
+  type FaultMode,
+  type FaultPoint,
+  type FaultRule,
+} from './fault-injector.js';
+export type { FaultyToolOptions } from './faulty-tools.js';
 export { FlakyEffectStore, StoreHiccup, type FlakyStoreOptions, type StoreOperation } from './flaky-store.js';
 export {
   runAgentUnderTest,

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundle } from '@temporalio/worker';
-import type { EffectCallHooks } from '../activities/effect-call.js';
 import type { AgentEntry } from '../activities/agent-registry.js';
 import type { IEffectStore } from '../src/stores/effect-store.js';
 import { createAgentWorker } from '../worker/create-agent-worker.js';
@@ -46,8 +45,8 @@ export interface RunAgentUnderTestOptions {
   readonly prompt: string;
   /** Agent to run; default the first agent's name. */
   readonly agent?: string;
-  /** Faults to inject in the effect calls (a {@link FaultInjector}, or raw hooks). */
-  readonly faults?: FaultInjector | EffectCallHooks;
+  /** Faults to inject in the effect calls: the agents' tools and the store(s) are wrapped by it. */
+  readonly faults?: FaultInjector;
   /** A time-skipping (or dev server) environment to reuse; default: one is created and torn down. */
   readonly env?: TestWorkflowEnvironment;
   /** A prebuilt workflow bundle (`bundleWorkflowCode`); saves the bundling (seconds) per run. */
@@ -72,8 +71,12 @@ export async function runAgentUnderTest(options: RunAgentUnderTestOptions): Prom
   const env = options.env ?? (await createTimeSkippingEnvironment());
   try {
     const taskQueue = `test-${randomUUID()}`;
-    const hooks =
-      options.faults === undefined ? undefined : 'hooks' in options.faults ? options.faults.hooks : options.faults;
+    const { faults } = options;
+    const agents = faults === undefined ? options.agents : faults.wrapAgents(options.agents);
+    const storeOf = (i: number): IEffectStore => {
+      const store = typeof options.store === 'function' ? options.store(i) : options.store;
+      return faults === undefined ? store : faults.wrapStore(store);
+    };
     const count = Math.max(1, options.workers ?? 1);
     const workers = await Promise.all(
       Array.from({ length: count }, (_, i) =>
@@ -81,11 +84,10 @@ export async function runAgentUnderTest(options: RunAgentUnderTestOptions): Prom
           connection: env.nativeConnection,
           ...(env.namespace !== undefined ? { namespace: env.namespace } : {}),
           taskQueue,
-          agents: options.agents,
-          store: typeof options.store === 'function' ? options.store(i) : options.store,
+          agents,
+          store: storeOf(i),
           // A store that fails (FlakyEffectStore) is what some runs under test are about.
           checkStore: false,
-          ...(hooks !== undefined ? { hooks } : {}),
           workerOptions: options.workflowBundle !== undefined ? { workflowBundle: options.workflowBundle } : {},
         }),
       ),

@@ -19,7 +19,6 @@ export {
   type AgentEntry,
   type AgentRegistration,
   type ChamviActivitiesOptions,
-  type EffectCallHooks,
   APPROVAL_SECRET_ENV,
 } from '../activities/index.js';
 export {

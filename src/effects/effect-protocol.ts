@@ -47,25 +47,9 @@ export interface EffectEnv {
    * finds the record; past it the claim is released with a warning and a retry may apply again.
    */
   readonly abortGraceMs?: number;
-  /** Called right before `execute`, after the claim was renewed and the signal checked; throwing stops the call. */
-  readonly beforeEffect?: (key: string) => Promise<void> | void;
   /** Called when the result could not be recorded after the effect (the call still succeeds). */
   readonly onRecordFailed?: (key: string, record: EffectRecordInput, error: unknown) => void;
-  /**
-   * Fault injection for crash tests (`@chamvi/temporal/testing`): called at each named point of the
-   * protocol; throwing (or killing the process) there simulates a crash at that point.
-   */
-  readonly fault?: (point: FaultPoint, key: string) => void | Promise<void>;
 }
-
-/**
- * Named points of the protocol, in order, where a crash can be injected: before the store read
- * (the claim, on stores with claims);
- * in `alreadyApplied` (before it runs); before the effect (`execute`); after the effect, before
- * `execute` returns (the crash window); before the record; during the record (the write fails).
- */
-export type FaultPoint =
-  'before-store-read' | 'in-already-applied' | 'before-effect' | 'after-effect' | 'before-record' | 'during-record';
 
 /** One call of an effect tool. */
 export interface EffectCall<INPUT = unknown, OUTPUT = unknown> {
@@ -167,7 +151,6 @@ async function runProtocol(
   const logger = env.logger ?? consoleEffectLogger;
   const attempt = env.attempt ?? 1;
 
-  if (env.fault) await env.fault('before-store-read', key);
   // A claim store answers "recorded" from the claim itself, so the common path (a new key) takes
   // one round trip less: claim, complete. Plain stores are read first.
   if (claims === undefined) {
@@ -217,7 +200,6 @@ async function runProtocol(
       : keepLease(lease, call.ctx.run.signal, env.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS, logger);
   let finishedElsewhere: EffectRecord | undefined;
   try {
-    if (env.fault) await env.fault('in-already-applied', key);
     const remote =
       call.tool.alreadyApplied === undefined ? undefined : await call.tool.alreadyApplied(key, call.input, call.ctx);
     if (remote !== undefined) {
@@ -227,12 +209,9 @@ async function runProtocol(
       if (lease !== undefined) finishedElsewhere = await assertStillOwner(lease);
       if (finishedElsewhere === undefined) {
         call.ctx.run.signal.throwIfAborted();
-        if (env.beforeEffect !== undefined) await env.beforeEffect(key);
-        if (env.fault) await env.fault('before-effect', key);
         if (lease?.lost === true) throw new EffectClaimLostError(key);
         origin = 'executed';
         result = await runExecute(call, key, lease?.token.fence, onChunk);
-        if (env.fault) await env.fault('after-effect', key);
       }
     }
   } catch (error) {
@@ -260,11 +239,9 @@ async function runProtocol(
     }
     throw new EffectResultNotSerializableError(call.toolName, key, unserializable);
   }
-  if (env.fault) await env.fault('before-record', key);
 
   const record = recordInput(result, origin);
   try {
-    if (env.fault) await env.fault('during-record', key);
     const winner = await writeRecord(store, lease, key, record);
     return {
       result: winner === undefined ? result : recordedResult(winner, call, key),

@@ -70,8 +70,7 @@ describe('MCP tools over stdio', () => {
     const ctx = createToolContext({ runId: `run-${randomUUID()}`, agent: 'desk' });
     const faults = new FaultInjector({ point: 'after-effect', tool: 'create_ticket' });
     const reports: EffectCallReport[] = [];
-    const wrapped = wrapToolsForRun(tools, ctx, new MemoryEffectStore(), undefined, {
-      fault: faults.forTool('create_ticket'),
+    const wrapped = wrapToolsForRun(faults.wrapTools(tools), ctx, new MemoryEffectStore(), undefined, {
       onReport: (r) => reports.push(r),
     });
     const execute = wrapped['create_ticket']?.execute as (input: unknown, options: unknown) => Promise<unknown>;

@@ -4,6 +4,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundle } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { defineAgent, isEffectTool, MemoryEffectStore, mcpToolPolicy, mcpTools } from '../../src/index.js';
+import { FaultInjector } from '../../testing/fault-injector.js';
 import { scriptedModel } from '../../testing/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
 import { createAgentWorker, decideApproval, listPendingApprovals, startAgentRun } from '../../worker/index.js';
@@ -80,21 +81,23 @@ describe('MCP tools as effect tools', () => {
       tools,
     });
     const before = { ...desk.calls };
+    // The first create attempt dies after the server made the ticket, before the result is recorded.
     let crashed = 0;
+    const faults = new FaultInjector({
+      point: 'after-effect',
+      tool: 'create_ticket',
+      times: Infinity,
+      mode: () => {
+        if (crashed++ === 0) throw new Error('worker lost');
+      },
+    });
     const taskQueue = `q-${randomUUID()}`;
     const worker = await createAgentWorker({
       connection: env.nativeConnection,
       taskQueue,
-      agents: [{ agent, tools: { create_ticket: { retry: { initialInterval: '10 ms' } } } }],
-      store: new MemoryEffectStore(),
+      agents: faults.wrapAgents([{ agent, tools: { create_ticket: { retry: { initialInterval: '10 ms' } } } }]),
+      store: faults.wrapStore(new MemoryEffectStore()),
       approvalSecret: SECRET,
-      // The first create attempt dies after the server made the ticket, before the result is recorded.
-      hooks: {
-        fault: (point, _key, call) => {
-          if (point === 'after-effect' && call.input.toolName === 'create_ticket' && crashed++ === 0)
-            throw new Error('worker lost');
-        },
-      },
       workerOptions: { workflowBundle: bundle },
     });
     const result = await worker.runUntil(async () => {

@@ -330,8 +330,8 @@ describe('leases on the database clock (PostgreSQL)', () => {
     const store: IEffectStore = pgStore();
     const faults = new FaultInjector({ point: 'in-already-applied', attempt: 1, mode: { stallMs: 1500 } });
     const first = applyEffect(
-      { tool, toolName: 'effect', input: { id: 'l0' }, ctx, options },
-      { store, logger: quiet, leaseMs: 0, attempt: 1, fault: faults.forTool('effect', 1) },
+      { tool: faults.wrapTool('effect', tool, { attempt: 1 }), toolName: 'effect', input: { id: 'l0' }, ctx, options },
+      { store, logger: quiet, leaseMs: 0, attempt: 1 },
     );
     await new Promise((resolve) => setTimeout(resolve, 200));
     const started = Date.now();
@@ -444,21 +444,24 @@ describe('leases on the database clock (PostgreSQL)', () => {
     const applied = deferred();
     const retryRefused = deferred();
     const retrySettled = deferred();
-    const zombie = applyEffect(
-      { tool, toolName: 'effect', input: { id }, ctx: zctx, options: { ...options, context: zctx } },
-      {
-        store: pgStore(),
-        logger: quiet,
-        leaseMs: 300,
-        attempt: 1,
-        // The effect happened; the attempt fails only once the retry is waiting for its claim.
-        fault: async (point) => {
-          if (point !== 'after-effect') return;
-          applied.resolve();
-          await Promise.race([retryRefused.promise, retrySettled.promise]);
-          throw new Error('late failure after the effect');
-        },
+    // The effect happened; the attempt fails only once the retry is waiting for its claim.
+    const lateFailure = new FaultInjector({
+      point: 'after-effect',
+      mode: async () => {
+        applied.resolve();
+        await Promise.race([retryRefused.promise, retrySettled.promise]);
+        throw new Error('late failure after the effect');
       },
+    });
+    const zombie = applyEffect(
+      {
+        tool: lateFailure.wrapTool('effect', tool),
+        toolName: 'effect',
+        input: { id },
+        ctx: zctx,
+        options: { ...options, context: zctx },
+      },
+      { store: pgStore(), logger: quiet, leaseMs: 300, attempt: 1 },
     ).then(
       () => undefined,
       (error: unknown) => error,

@@ -3,17 +3,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FaultPoint } from '../../src/index.js';
+import { FAULT_POINTS as ALL_FAULT_POINTS, type FaultPoint } from '../../testing/fault-injector.js';
 import type { Strategy } from './strategies.js';
 
-export const FAULT_POINTS: FaultPoint[] = [
-  'before-store-read',
-  'in-already-applied',
-  'before-effect',
-  'after-effect',
-  'before-record',
-  'during-record',
-];
+export const FAULT_POINTS: FaultPoint[] = [...ALL_FAULT_POINTS];
 export type MatrixPoint = FaultPoint | 'no fault';
 export const PG_URL = process.env['PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const NATS_URL = process.env['NATS_URL'] ?? '127.0.0.1:4222';
@@ -44,12 +37,12 @@ export function guardOf(strategy: Strategy, point: MatrixPoint): string {
     case 'before-effect':
       return 'nothing applied before the crash, the retry applies once';
     case 'after-effect':
-    case 'before-record':
       if (strategy === 'none') return 'documents the crash window (no strategy)';
       if (RECONCILING.has(strategy)) return 'guards alreadyApplied';
       return strategy === 'idempotency-key'
         ? 'guards the remote dedupe by Idempotency-Key'
         : 'guards the remote dedupe by Nats-Msg-Id';
+    case 'before-record':
     case 'during-record':
       return 'guards the later record (chamvi.recordEffect)';
   }
@@ -117,7 +110,6 @@ export function expected(strategy: Strategy, point: MatrixPoint): Expected {
         note: 'nothing applied before the crash; the retry applies',
       };
     case 'after-effect':
-    case 'before-record':
       if (strategy === 'none') {
         return {
           count: 2,
@@ -143,6 +135,9 @@ export function expected(strategy: Strategy, point: MatrixPoint): Expected {
         recordPending: false,
         note: 'the retry re-sends; the remote dedupes by key',
       };
+    // A throw around the store's record write is a failed write (before it is sent, or with its
+    // answer lost): the protocol survives it, and the later record is what the case guards.
+    case 'before-record':
     case 'during-record':
       return {
         count: 1,

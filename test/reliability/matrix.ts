@@ -16,7 +16,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { JetStreamManager } from 'nats';
-import type { EffectCallHooks } from '../../activities/effect-call.js';
 import {
   PostgresEffectStore,
   runGit,
@@ -25,7 +24,7 @@ import {
   type ClaimResult,
   type ManagedEffectStore,
 } from '../../src/index.js';
-import { FaultInjector } from '../../testing/fault-injector.js';
+import { FaultInjector, type FaultHit, type FaultRule } from '../../testing/fault-injector.js';
 import { LocalGitHubServer } from '../../testing/github/index.js';
 import { IdempotentTicketServer } from '../../testing/http/idempotent-server.js';
 import { runAll, summarizeActivities } from '../../testing/run-agent-under-test.js';
@@ -108,7 +107,7 @@ export function defineMatrix(topology: 'one worker' | 'two workers'): void {
         point,
         attempt: 1,
         times: Infinity,
-        when: (hit) => (hit.input?.state as { faultAt?: string } | undefined)?.faultAt === hit.point,
+        when: (hit) => hit.ctx?.state['faultAt'] === hit.point,
       })),
     );
     const taskQueue = `matrix-${id}`;
@@ -123,9 +122,8 @@ export function defineMatrix(topology: 'one worker' | 'two workers'): void {
         await createAgentWorker({
           connection: env.nativeConnection,
           taskQueue,
-          agents: strategyAgents(remotesOf(String(i)), nats.get),
-          store,
-          hooks: faults.hooks,
+          agents: faults.wrapAgents(strategyAgents(remotesOf(String(i)), nats.get)),
+          store: faults.wrapStore(store),
           // Two workers of one task queue in one process need distinct deployment versions (SDK 1.23
           // refuses otherwise); versioning stays off, so both get every task.
           workerOptions: {
@@ -260,24 +258,39 @@ export function defineMatrix(topology: 'one worker' | 'two workers'): void {
         return tracker;
       };
       const allInside = countdown(zombieCases.length);
-      const hooks: EffectCallHooks = {
-        fault: async (point, key, { input, attempt }) => {
-          const at = (input.state as { zombieAt?: string } | undefined)?.zombieAt;
-          if (at === undefined) return;
-          const tracker = trackerOf(key);
-          if (attempt > 1) {
-            if (point === 'before-effect' || point === 'before-record') tracker.retryPast.resolve();
-            return;
-          }
-          if (point === 'before-store-read') tracker.startedAt = performance.now();
-          if (point !== at) return;
-          allInside.tick();
-          await Promise.all([
-            sleep(tracker.startedAt + TIMEOUT_MS + 50 - performance.now()),
-            Promise.race([tracker.retryRefused.promise, tracker.retryPast.promise, sleep(30_000)]),
-          ]);
+      const zombieAt = (hit: FaultHit): unknown => hit.ctx?.state['zombieAt'];
+      const faults = new FaultInjector([
+        {
+          point: 'before-store-read',
+          attempt: 1,
+          times: Infinity,
+          when: (hit) => zombieAt(hit) !== undefined,
+          mode: (hit) => {
+            trackerOf(hit.key).startedAt = performance.now();
+          },
         },
-      };
+        ...ZOMBIE_POINTS.map((point): FaultRule => ({
+          point,
+          attempt: 1,
+          times: Infinity,
+          when: (hit) => zombieAt(hit) === hit.point,
+          mode: async (hit) => {
+            const tracker = trackerOf(hit.key);
+            allInside.tick();
+            await Promise.all([
+              sleep(tracker.startedAt + TIMEOUT_MS + 50 - performance.now()),
+              Promise.race([tracker.retryRefused.promise, tracker.retryPast.promise, sleep(30_000)]),
+            ]);
+          },
+        })),
+        // The retry got past the claim: it reached the effect or the record.
+        ...(['before-effect', 'before-record'] as const).map((point): FaultRule => ({
+          point,
+          times: Infinity,
+          when: (hit) => zombieAt(hit) !== undefined && (hit.attempt ?? 1) > 1,
+          mode: (hit) => trackerOf(hit.key).retryPast.resolve(),
+        })),
+      ]);
       /** A store instance that tells a retry's tracker when the key was refused to it (another attempt holds it). */
       class WatchedStore extends PostgresEffectStore {
         override async claim(key: string, request: ClaimRequest): Promise<ClaimResult> {
@@ -298,12 +311,13 @@ export function defineMatrix(topology: 'one worker' | 'two workers'): void {
           createAgentWorker({
             connection: env.nativeConnection,
             taskQueue,
-            agents: strategyAgents(remotesOf(`zombie-${i}`), nats.get).map((r) => ({
-              ...r,
-              tools: { effect: toolOptions },
-            })),
-            store: zombieStores[i]!,
-            hooks,
+            agents: faults.wrapAgents(
+              strategyAgents(remotesOf(`zombie-${i}`), nats.get).map((r) => ({
+                ...r,
+                tools: { effect: toolOptions },
+              })),
+            ),
+            store: faults.wrapStore(zombieStores[i]!),
             workerOptions: {
               workflowBundle: bundle,
               ...(i === 0 ? { maxConcurrentActivityTaskExecutions: zombieCases.length } : {}),

@@ -62,8 +62,10 @@ export function renderReport(): string {
     '',
     '## Every fault point × every strategy',
     '',
-    'A fault is thrown at the named protocol point on attempt 1 (`FaultInjector`, throw mode); Temporal retries the',
-    'effect-call activity. Temporal dev server. "one worker": SQLite store. "two workers": two workers on',
+    'A fault is thrown at the named protocol point on attempt 1 (`FaultInjector`, throw mode, which wraps the tools',
+    'and the store: no test branch in the protocol); Temporal retries the effect-call activity. A throw at',
+    "`before-record` or `during-record` (around the store's record write) is a failed record write, which the call",
+    'survives. Temporal dev server. "one worker": SQLite store. "two workers": two workers on',
     'the task queue, each with its own `PostgresEffectStore` on one table. Effects are counted on the real remote',
     '(local GitHub API, bare git repository, Idempotency-Key HTTP API, NATS JetStream stream).',
     '',
@@ -79,7 +81,7 @@ export function renderReport(): string {
   }
   lines.push(
     '',
-    'The duplicate of `none` at `after-effect` and `before-record` is the documented crash window of a tool without a',
+    'The duplicate of `none` at `after-effect` is the documented crash window of a tool without a',
     'reconciliation strategy: the effect happened, nothing recorded it, and nothing remote tells the retry. It is',
     'asserted, never hidden.',
     '',
