@@ -15,6 +15,7 @@ COPY workflows ./workflows
 COPY activities ./activities
 COPY worker ./worker
 COPY testing ./testing
+COPY demo ./demo
 COPY cli ./cli
 COPY scripts/image-app.js ./scripts/image-app.js
 RUN npm pack --pack-destination /app

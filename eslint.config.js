@@ -86,6 +86,78 @@ export default tseslint.config(
       ],
     },
   },
+  // Dependencies point one way: cli -> demo -> worker -> activities -> common <- workflows, and
+  // everything -> src. The testing kit is for users' tests; bench/ and test/ stay apart.
+  {
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@temporalio/*', '**/common/*', '**/workflows/*', '**/activities/*', '**/worker/*'],
+              message: 'src/ is the engine-agnostic core: no Temporal, no code of the folders built on it.',
+            },
+            {
+              group: ['**/testing/*', '**/demo/*', '**/cli/*', '**/test/*', '**/bench/*'],
+              message: 'src/ is the core.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['demo/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/cli/*', '**/testing/*', '**/test/*', '**/bench/*'],
+              message: 'The demo sits under the CLI and beside the testing kit: the CLI imports it, not the other way.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['cli/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/testing/*', '**/test/*', '**/bench/*'],
+              message: "The CLI builds on the demo and the worker; the testing kit is for users' tests.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['bench/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/test/*'], message: 'bench/ and test/ do not import each other.' }] },
+      ],
+    },
+  },
+  {
+    files: ['test/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/bench/*'], message: 'bench/ and test/ do not import each other.' }] },
+      ],
+    },
+  },
   {
     files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,

@@ -1,6 +1,6 @@
 // The comment remote of bench/history.ts: the local GitHub server, reached with plain fetch (the
 // same client code on every side, so the remote costs every side the same).
-import { LocalGitHubServer } from '../testing/github/index.js';
+import { LocalGitHubServer } from '../demo/github/index.js';
 
 export const OWNER = 'acme';
 export const REPO = 'widgets';

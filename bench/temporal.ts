@@ -8,7 +8,7 @@ import { tool } from 'ai';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { defineAgent, defineEffectTool, MemoryEffectStore, type Agent } from '../src/index.js';
-import { scriptedModel } from '../testing/scripted-model.js';
+import { scriptedModel } from '../demo/scripted-model.js';
 import { createDevServerEnvironment } from '../testing/test-environment.js';
 import { createAgentWorker, startAgentRun } from '../worker/index.js';
 

@@ -1,12 +1,13 @@
 import { join, relative, resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
-import { LocalGitHubServer } from '../testing/github/index.js';
+import { LocalGitHubServer } from '../demo/github/index.js';
 import { startAgentRun } from '../worker/client.js';
-import { stopAllChildren, stopChildrenOnExit, type Child } from './child-processes.js';
-import { DEMO_AGENT } from './demo-agents.js';
-import { realModelConfigured } from './demo-model.js';
-import { printDemoReport, type DemoRun } from './demo-report.js';
-import { crashReport, startDemoWorker } from './demo-workers.js';
+import { DEMO_AGENT } from '../demo/agents.js';
+import { stopAllChildren, stopChildrenOnExit, type Child } from '../demo/child-processes.js';
+import { realModelConfigured } from '../demo/model.js';
+import { demoReport, type DemoRun } from '../demo/report.js';
+import { crashReport, startDemoWorker } from '../demo/workers.js';
+import { printDemoReport } from './dev-report.js';
 import { externalServer, startDevServer, type DevServer } from './dev-server.js';
 import { DEV_HELP } from './help.js';
 import { parseFlags } from './flags.js';
@@ -140,7 +141,9 @@ export async function devCommand(args: string[]): Promise<number> {
     progressDone();
     step(t0, `Runs: ${runs.filter((r) => r.result).length}/${runs.length} finished`);
 
-    const ok = printDemoReport(runs, github, OWNER, REPO);
+    const report = demoReport(runs, github, OWNER, REPO);
+    printDemoReport(report);
+    const { ok } = report;
     const storeHint = `--store ${relative('.', join(stateDir, 'effects.db'))}`;
     process.stdout.write(
       `\nInspect a run's records later: npx chamvi effects ${runs[0]?.result?.runId ?? '<run id>'} ${storeHint}\n`,

@@ -1,8 +1,10 @@
-// Testing kit (`@chamvi/temporal/testing`): what the library's own tests use, for yours.
-export { scriptedModel, type ScriptedStep, type ScriptedToolCall, type ScriptEntry } from './scripted-model.js';
+// Testing kit (`@chamvi/temporal/testing`): what the library's own tests use, for yours. The
+// scripted model, the local GitHub server and the Temporal binary lookup belong to the demo
+// (demo/), which uses them too; the kit re-exports them.
+export { scriptedModel, type ScriptedStep, type ScriptedToolCall, type ScriptEntry } from '../demo/scripted-model.js';
 export { createDevServerEnvironment, createTimeSkippingEnvironment } from './test-environment.js';
-export { findTemporalBinary, temporalExecutable } from './temporal-binaries.js';
-export * from './github/index.js';
+export { findTemporalBinary, temporalExecutable } from '../demo/temporal-binaries.js';
+export * from '../demo/github/index.js';
 export {
   FAULT_POINTS,
   FaultInjector,

@@ -1,5 +1,5 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { temporalExecutable } from './temporal-binaries.js';
+import { temporalExecutable } from '../demo/temporal-binaries.js';
 
 /**
  * The Temporal time-skipping test environment, with the test server found locally (env var,

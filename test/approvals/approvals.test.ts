@@ -13,8 +13,8 @@ import {
   type EffectTool,
   type IEffectStore,
 } from '../../src/index.js';
-import { LocalGitHubServer } from '../../testing/github/index.js';
-import { scriptedModel } from '../../testing/scripted-model.js';
+import { LocalGitHubServer } from '../../demo/github/index.js';
+import { scriptedModel } from '../../demo/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
 import {
   approvalClaimsFor,

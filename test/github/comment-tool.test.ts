@@ -10,7 +10,7 @@ import {
   type AgentRunResult,
 } from '../../src/index.js';
 import { commentEffectKey, createGitHubCommentTool } from '../../examples/github/comment-tool.js';
-import { LocalGitHubServer } from '../../testing/github/index.js';
+import { LocalGitHubServer } from '../../demo/github/index.js';
 import { attempt } from '../strategies/crash-after-effect.js';
 
 const log = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };

@@ -3,7 +3,7 @@ import { Octokit } from '@octokit/rest';
 import { z } from 'zod';
 import { defineSetEffectTool, InvalidEffectToolError, MemoryEffectStore } from '../../src/index.js';
 import { createGitHubLabelTool } from '../../examples/github/label-tool.js';
-import { LocalGitHubServer } from '../../testing/github/index.js';
+import { LocalGitHubServer } from '../../demo/github/index.js';
 import { attempt, crashAfterEffect } from '../strategies/crash-after-effect.js';
 
 const log = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Octokit } from '@octokit/rest';
-import { LocalGitHubServer } from '../../testing/github/index.js';
+import { LocalGitHubServer } from '../../demo/github/index.js';
 
 const log = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 const owner = 'acme';

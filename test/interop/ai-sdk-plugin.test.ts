@@ -3,7 +3,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { LocalGitHubServer } from '../../testing/github/index.js';
+import { LocalGitHubServer } from '../../demo/github/index.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
 import type { triageWorkflow } from '../../examples/interop/workflows.js';
 import { activityTypes } from '../fixtures/history.js';

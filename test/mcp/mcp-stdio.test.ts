@@ -14,7 +14,7 @@ import {
   type EffectCallReport,
 } from '../../src/index.js';
 import { FaultInjector, InjectedFault } from '../../testing/fault-injector.js';
-import { scriptedModel } from '../../testing/scripted-model.js';
+import { scriptedModel } from '../../demo/scripted-model.js';
 import type { Ticket } from '../fixtures/mcp-ticket-server.js';
 
 // The desk runs as a child process speaking MCP over stdin/stdout, started by the client as any local

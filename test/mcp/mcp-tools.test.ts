@@ -5,7 +5,7 @@ import type { WorkflowBundle } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { defineAgent, isEffectTool, MemoryEffectStore, mcpToolPolicy, mcpTools } from '../../src/index.js';
 import { FaultInjector } from '../../testing/fault-injector.js';
-import { scriptedModel } from '../../testing/scripted-model.js';
+import { scriptedModel } from '../../demo/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
 import { createAgentWorker, decideApproval, listPendingApprovals, startAgentRun } from '../../worker/index.js';
 import { McpTicketServer, type Ticket } from '../fixtures/mcp-ticket-server.js';

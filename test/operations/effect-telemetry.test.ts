@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LocalGitHubServer } from '../../testing/github/index.js';
+import { LocalGitHubServer } from '../../demo/github/index.js';
 import { createDevServerEnvironment } from '../../testing/test-environment.js';
 import { startAgentRun } from '../../worker/index.js';
 import { startChildWorker } from '../fixtures/child-worker.js';

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { tool } from 'ai';
 import { defineAgent, defineEffectTool, MemoryEffectStore } from '../../src/index.js';
 import { FlakyEffectStore } from '../../testing/flaky-store.js';
-import { scriptedModel } from '../../testing/scripted-model.js';
+import { scriptedModel } from '../../demo/scripted-model.js';
 import { createDevServerEnvironment } from '../../testing/test-environment.js';
 import { createAgentWorker, startAgentRun } from '../../worker/index.js';
 import { CLI_MAIN, ROOT, runCli } from '../product/run-cli.js';

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseStoreSpec } from '../../src/index.js';
 import { DEFAULT_ADDRESS, ENV } from '../../cli/settings.js';
-import { findTemporalBinary } from '../../testing/temporal-binaries.js';
+import { findTemporalBinary } from '../../demo/temporal-binaries.js';
 import { HEALTH_PORT_ENV } from '../../worker/worker-health.js';
 import { compose, dockerfile, environment, ports, service } from './deploy-files.js';
 import { ROOT } from './run-cli.js';
@@ -14,7 +14,7 @@ describe('docker-compose.yml stays in step with the worker', () => {
 
   it('sets every env var the CLI reads, and only names the CLI, the worker or the demo agents read', () => {
     for (const name of Object.values(ENV)) expect(Object.keys(worker)).toContain(name);
-    const sources = ['cli/settings.ts', 'cli/demo-agents.ts', 'cli/demo-model.ts', 'worker/worker-health.ts']
+    const sources = ['cli/settings.ts', 'demo/agents.ts', 'demo/model.ts', 'worker/worker-health.ts']
       .map((f) => readFileSync(join(ROOT, f), 'utf8'))
       .join('\n');
     for (const name of Object.keys(worker)) expect(sources).toContain(name);
@@ -50,8 +50,8 @@ describe('docker-compose.yml stays in step with the worker', () => {
     };
     const installed = `node_modules/${pkg.name}/`;
     const agents = worker[ENV.agents] ?? '';
-    expect(agents.startsWith(`${installed}dist/cli/`)).toBe(true);
-    expect(pkg.files).toContain('dist/cli');
+    expect(agents.startsWith(`${installed}dist/demo/`)).toBe(true);
+    expect(pkg.files).toContain('dist/demo');
     expect(existsSync(join(ROOT, agents.slice(`${installed}dist/`.length).replace(/\.js$/, '.ts')))).toBe(true);
     const build = JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')) as { include: string[] };
     for (const folder of build.include) expect(dockerfile).toContain(`COPY ${folder} ./${folder}`);

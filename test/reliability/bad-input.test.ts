@@ -24,7 +24,7 @@ import {
   wrapToolsForRun,
 } from '../../src/index.js';
 import { runAgentUnderTest } from '../../testing/run-agent-under-test.js';
-import { scriptedModel } from '../../testing/scripted-model.js';
+import { scriptedModel } from '../../demo/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
 import { writeObservations } from './matrix.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';

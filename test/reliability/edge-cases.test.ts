@@ -24,7 +24,7 @@ import type { ToolSet } from 'ai';
 import { FaultInjector } from '../../testing/fault-injector.js';
 import { FlakyEffectStore } from '../../testing/flaky-store.js';
 import { runAgentUnderTest } from '../../testing/run-agent-under-test.js';
-import { scriptedModel } from '../../testing/scripted-model.js';
+import { scriptedModel } from '../../demo/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
 import { PG_URL, writeObservations } from './matrix.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';

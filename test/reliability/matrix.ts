@@ -25,7 +25,7 @@ import {
   type ManagedEffectStore,
 } from '../../src/index.js';
 import { FaultInjector, type FaultHit, type FaultRule } from '../../testing/fault-injector.js';
-import { LocalGitHubServer } from '../../testing/github/index.js';
+import { LocalGitHubServer } from '../../demo/github/index.js';
 import { IdempotentTicketServer } from '../../testing/http/idempotent-server.js';
 import { runAll, summarizeActivities } from '../../testing/run-agent-under-test.js';
 import { createDevServerEnvironment } from '../../testing/test-environment.js';

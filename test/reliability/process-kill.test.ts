@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JetStreamManager } from 'nats';
 import { PostgresEffectStore, runGit } from '../../src/index.js';
-import { LocalGitHubServer } from '../../testing/github/index.js';
+import { LocalGitHubServer } from '../../demo/github/index.js';
 import { IdempotentTicketServer } from '../../testing/http/idempotent-server.js';
 import { createDevServerEnvironment } from '../../testing/test-environment.js';
 import { startAgentRun } from '../../worker/index.js';

@@ -1,7 +1,7 @@
-// The soak's short form (bench/soak.ts): 20 concurrent runs x 5 effect calls, two worker processes
+// The soak's short form (test/reliability/soak.ts): 20 concurrent runs x 5 effect calls, two worker processes
 // on one PostgreSQL table, a random worker SIGKILLed every ~3 s, 2% of store calls failing.
 import { describe, expect, it } from '@jest/globals';
-import { runSoak } from '../../bench/soak.js';
+import { runSoak } from './soak.js';
 import { writeObservations } from './matrix.js';
 
 describe('soak (short form)', () => {

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalGitHubServer } from '../../testing/github/index.js';
+import { LocalGitHubServer } from '../../demo/github/index.js';
 import { runAttempt, startPausedAttempt, type PausedAttempt } from './paused-attempt.js';
 
 const owner = 'acme';

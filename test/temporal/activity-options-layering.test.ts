@@ -8,7 +8,7 @@ import type { WorkflowBundle } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { defineAgent, defineEffectTool, MemoryEffectStore } from '../../src/index.js';
-import { scriptedModel } from '../../testing/scripted-model.js';
+import { scriptedModel } from '../../demo/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
 import { createAgentWorker, startAgentRun, type AgentRegistration } from '../../worker/index.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';

@@ -20,8 +20,8 @@ import {
   type IEffectStore,
 } from '../../src/index.js';
 import { FAILURE_CATALOGUE, type FailurePolicy } from '../../common/failure-policy.js';
-import { LocalGitHubServer } from '../../testing/github/index.js';
-import { scriptedModel } from '../../testing/scripted-model.js';
+import { LocalGitHubServer } from '../../demo/github/index.js';
+import { scriptedModel } from '../../demo/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
 import { agentProgressQuery, createAgentWorker, startAgentRun, type AgentEntry } from '../../worker/index.js';
 import { OWNER, REPO, commentsOn, createResponder, openIssue } from '../fixtures/responder.js';

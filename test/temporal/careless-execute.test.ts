@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalGitHubServer } from '../../testing/github/index.js';
+import { LocalGitHubServer } from '../../demo/github/index.js';
 import { createDevServerEnvironment } from '../../testing/test-environment.js';
 import { startAgentRun } from '../../worker/index.js';
 import { startChildWorker, type ChildWorker } from '../fixtures/child-worker.js';

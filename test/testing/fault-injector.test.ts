@@ -17,7 +17,7 @@ import {
   type IEffectStore,
 } from '../../src/index.js';
 import { FAULT_POINTS, FaultInjector, InjectedFault, type FaultHit, type FaultPoint } from '../../testing/index.js';
-import { scriptedModel } from '../../testing/scripted-model.js';
+import { scriptedModel } from '../../demo/scripted-model.js';
 
 const quiet = { warn: () => undefined };
 const ctx = createToolContext({ runId: 'run-faults', agent: 'test', state: { case: 'faults' } });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { dropResponse, HttpError, readJson, sendJson } from '../github/http-io.js';
-import { LocalHttpServer } from '../local-http-server.js';
+import { dropResponse, HttpError, readJson, sendJson } from '../../demo/github/http-io.js';
+import { LocalHttpServer } from '../../demo/local-http-server.js';
 
 /** A ticket the API creates: the effect the tests count. */
 export interface Ticket {

@@ -13,14 +13,14 @@ export interface DemoWorkerConfig {
   readonly logDir: string;
 }
 
-/** This module's sibling (`.js` when compiled, `.ts` when run from source with tsx). */
-function sibling(name: string): string {
-  const js = fileURLToPath(new URL(`./${name}.js`, import.meta.url));
-  return existsSync(js) ? js : fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
+/** A module of the package, from this one (`.js` when compiled, `.ts` when run from source with tsx). */
+function moduleFile(path: string): string {
+  const js = fileURLToPath(new URL(`${path}.js`, import.meta.url));
+  return existsSync(js) ? js : fileURLToPath(new URL(`${path}.ts`, import.meta.url));
 }
 
 /**
- * Starts `chamvi worker --agents <demo-agents>` in a new process (the same Node and loader flags as
+ * Starts `chamvi worker --agents <demo/agents>` in a new process (the same Node and loader flags as
  * this one), and resolves once it polls. `crash` makes it SIGKILL itself right after the first
  * comment is posted. `onWait` is called about every second while it starts (bundling workflows).
  */
@@ -30,7 +30,8 @@ export async function startDemoWorker(
   crash: boolean,
   onWait: (seconds: number) => void,
 ): Promise<Child> {
-  const args = [...process.execArgv, sibling('main'), 'worker', '--agents', sibling('demo-agents')];
+  // The CLI's worker command in a child process: spawned, not imported (the CLI builds on the demo).
+  const args = [...process.execArgv, moduleFile('../cli/main'), 'worker', '--agents', moduleFile('./agents')];
   args.push(
     '--store',
     config.store,

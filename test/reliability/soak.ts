@@ -4,20 +4,22 @@
 // and store hiccups (failing store calls). Asserts zero duplicate and zero lost effects, and
 // reports throughput and run latency.
 //
-//   node --import tsx bench/soak.ts [--runs 200] [--kill-every-ms 3000] [--hiccups 0.02] [--limit-s 600]
+//   npm run soak -- [--runs 200] [--kill-every-ms 3000] [--hiccups 0.02] [--limit-s 600]
+//   (node --import tsx test/reliability/soak.ts ...)
 //
-// A short form runs in CI: test/reliability/soak.test.ts.
+// A short form runs in CI: test/reliability/soak.test.ts. It lives beside the reliability tests,
+// whose worker processes and strategies it runs; bench/ holds benchmarks only.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { findEffectMarkers } from '../src/index.js';
-import { LocalGitHubServer } from '../testing/github/index.js';
-import { createDevServerEnvironment } from '../testing/test-environment.js';
-import { startAgentRun } from '../worker/index.js';
-import { startWorkerProcess, writeBundle, type WorkerProcess } from '../test/reliability/processes.js';
-import { OWNER, REPO } from '../test/reliability/strategies.js';
+import { findEffectMarkers } from '../../src/index.js';
+import { LocalGitHubServer } from '../../demo/github/index.js';
+import { createDevServerEnvironment } from '../../testing/test-environment.js';
+import { startAgentRun } from '../../worker/index.js';
+import { startWorkerProcess, writeBundle, type WorkerProcess } from './processes.js';
+import { OWNER, REPO } from './strategies.js';
 
 export interface SoakOptions {
   /** Concurrent agent runs (each makes 5 effect calls). Default 200. */

@@ -11,8 +11,8 @@
 import { Octokit } from '@octokit/rest';
 import { defineAgent } from '../src/index.js';
 import type { AgentRegistration } from '../worker/index.js';
-import { demoModel } from './demo-model.js';
-import { createDemoCommentTool, createDemoLabelTool } from './demo-tools.js';
+import { demoModel } from './model.js';
+import { createDemoCommentTool, createDemoLabelTool } from './tools.js';
 
 export const DEMO_AGENT = 'responder';
 
