@@ -7,16 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { z } from 'zod';
-import {
-  applyEffect,
-  createToolContext,
-  defineEffectTool,
-  MemoryEffectStore,
-  PostgresEffectStore,
-  SqliteEffectStore,
-  storageKey,
-  type ManagedEffectStore,
-} from '../src/index.js';
+import { applyEffect, createToolContext, defineEffectTool, MemoryEffectStore } from '../src/index.js';
+import { storageKey, type ManagedEffectStore } from '../src/stores/index.js';
+import { SqliteEffectStore } from '../src/stores/sqlite.js';
+import { PostgresEffectStore } from '../src/stores/postgres.js';
 import { pgStatements } from '../src/stores/postgres-statements.js';
 
 const PG_URL = process.env['CHAMVI_BENCH_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';

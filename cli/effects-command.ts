@@ -1,4 +1,4 @@
-import { inspectEffects, type EffectInspectionRow } from '../src/index.js';
+import { inspectEffects, type EffectInspectionRow } from '../src/stores/index.js';
 import { EFFECTS_HELP } from './help.js';
 import { parseFlags, required, TEMPORAL_OPTIONS } from './flags.js';
 import { temporalSettings } from './settings.js';

@@ -1,9 +1,5 @@
-import {
-  createEffectStore,
-  InvalidEffectStoreSpecError,
-  parseStoreSpec,
-  type ManagedEffectStore,
-} from '../src/index.js';
+import { InvalidEffectStoreSpecError } from '../src/index.js';
+import { createEffectStore, parseStoreSpec, type ManagedEffectStore } from '../src/stores/index.js';
 import { ENV, setting } from './settings.js';
 import { UsageError } from './usage-error.js';
 

@@ -1,4 +1,4 @@
-import { parseStoreSpec } from '../src/index.js';
+import { parseStoreSpec } from '../src/stores/index.js';
 import { NativeConnection } from '@temporalio/worker';
 import { createAgentWorker } from '../worker/index.js';
 import { loadAgents } from './agent-module.js';

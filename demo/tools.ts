@@ -1,17 +1,15 @@
 import type { Octokit } from '@octokit/rest';
 import { z } from 'zod';
+import { defineEffectTool, type EffectTool, type ToolContext } from '../src/index.js';
 import {
-  defineEffectTool,
   defineSetEffectTool,
   markerAppliedInPages,
   neutralizeEffectMarkers,
   reconcileRemote,
   signedEffectMarker,
   verdict,
-  type EffectTool,
   type MarkerSecret,
-  type ToolContext,
-} from '../src/index.js';
+} from '../src/strategies/index.js';
 
 /** Where the demo's comment tool writes, and how it recognizes its own comments. */
 export interface DemoCommentConfig {

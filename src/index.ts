@@ -1,18 +1,39 @@
+// The root entry point (`@chamvi/temporal`): the core API, free of Temporal and light to import
+// (it loads neither `pg`, nor `node:sqlite`, nor `child_process`). Stores other than the memory
+// store are on `@chamvi/temporal/stores` (createEffectStore, specs, inspection),
+// `@chamvi/temporal/stores/sqlite` and `@chamvi/temporal/stores/postgres`; the reconciliation
+// strategies on `@chamvi/temporal/strategies`; Temporal on `/worker`, `/workflows`, `/testing`.
 export { ChamviError } from './errors/chamvi-error.js';
+// Every error class of the library: the failure catalogue (common/failure-policy.ts) names each.
 export {
   ApprovalRequiredError,
   EffectBusyError,
   EffectClaimLostError,
+  EffectFenceRefusedError,
+  EffectKeyMismatchError,
+  EffectKeyNotStorableError,
   EffectOutcomeUnknownError,
   EffectResultNotSerializableError,
   EffectResultTooLargeError,
   EffectStoreError,
+  EffectStoreOpenError,
+  EffectStoreSchemaError,
+  GitCommandError,
+  IdempotencyKeyInProgressError,
+  IdempotencyKeyReusedError,
+  IdempotentRequestError,
+  InvalidClaimRequestError,
   InvalidEffectKeyError,
+  InvalidEffectStoreSpecError,
   InvalidEffectToolError,
   InvalidToolContextError,
   InvalidToolInputError,
   LegacyContextFieldError,
+  MissingPeerDependencyError,
+  RemoteRefContendedError,
   ToolNotAllowedError,
+  UnknownAgentError,
+  UnknownToolError,
   UnsupportedJsonValueError,
 } from './errors/errors.js';
 export { canonicalJson, type CanonicalJsonOptions } from './json/canonical-json.js';
@@ -66,40 +87,6 @@ export { MemoryEffectStore, type MemoryEffectStoreOptions } from './stores/memor
 export { defineAgent, isAgent, DEFAULT_MAX_STEPS, type Agent, type AgentDefinition } from './agent/define-agent.js';
 export { wrapToolsForRun, type AllowTool, type WrapOptions } from './agent/wrap-tools-for-run.js';
 export { runAgent, type AgentPrompt, type AgentRunResult, type RunAgentOptions } from './agent/run-agent.js';
-export * from './strategies/index.js';
-export {
-  GitCommandError,
-  IdempotencyKeyInProgressError,
-  IdempotencyKeyReusedError,
-  IdempotentRequestError,
-  RemoteRefContendedError,
-} from './errors/errors.js';
-export {
-  EffectKeyNotStorableError,
-  EffectStoreOpenError,
-  EffectStoreSchemaError,
-  InvalidClaimRequestError,
-  InvalidEffectStoreSpecError,
-  MissingPeerDependencyError,
-} from './errors/errors.js';
-export { MAX_LEASE_MS, MAX_RETENTION_MS, MAX_TIMEOUT_MS } from './stores/store-options.js';
-export { SqliteEffectStore, type SqliteEffectStoreOptions } from './stores/sqlite-effect-store.js';
-export { PostgresEffectStore, type PostgresEffectStoreOptions } from './stores/postgres-effect-store.js';
-export {
-  DEFAULT_PG_CONNECT_TIMEOUT_MS,
-  DEFAULT_PG_QUERY_TIMEOUT_MS,
-  DEFAULT_PG_STATEMENT_TIMEOUT_MS,
-  type PgPoolSource,
-} from './stores/postgres-connection.js';
-export type { PgPool, PgPoolClient, PgPoolConfig, PgQueryConfig, PgQueryResult } from './stores/postgres-types.js';
-export {
-  createEffectStore,
-  type CreateEffectStoreOptions,
-  type ManagedEffectStore,
-} from './stores/create-effect-store.js';
-export { parseStoreSpec, ACCEPTED_STORE_SPECS, type StoreSpec } from './stores/store-spec.js';
-export { inspectEffects, type EffectInspectionRow, type ListableEffectStore } from './stores/inspect-effects.js';
-export { storageKey, MAX_PLAIN_KEY_BYTES, HASHED_KEY_PREFIX } from './stores/storage-key.js';
 export {
   createApprovalToken,
   verifyApprovalToken,

@@ -1,13 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { z } from 'zod';
-import {
-  checkRemoteEffect,
-  defaultEffectKey,
-  defineEffectTool,
-  effectKeyOf,
-  pushEffectCommit,
-  runGit,
-} from '../../src/index.js';
+import { defaultEffectKey, defineEffectTool, effectKeyOf } from '../../src/index.js';
+import { checkRemoteEffect, pushEffectCommit, runGit } from '../../src/strategies/index.js';
 import { commitFile, type GitIdentity } from './commit-file.js';
 
 /** What the push tool needs. */

@@ -1,18 +1,15 @@
 import type { Octokit } from '@octokit/rest';
 import type { ToolExecutionOptions } from 'ai';
 import { z } from 'zod';
+import { defineEffectTool, effectKeyOf, stepIndex, type ToolContext } from '../../src/index.js';
 import {
-  defineEffectTool,
-  effectKeyOf,
   markerAppliedInPages,
   neutralizeEffectMarkers,
   reconcileRemote,
   signedEffectMarker,
-  stepIndex,
   verdict,
   type MarkerSecret,
-  type ToolContext,
-} from '../../src/index.js';
+} from '../../src/strategies/index.js';
 import { issueCommentPages } from './issue-comment-pages.js';
 
 /** What the comment tool needs; build it once per worker (see {@link createGitHubCommentTool}). */

@@ -1,6 +1,6 @@
 import type { Octokit } from '@octokit/rest';
 import { z } from 'zod';
-import { defineSetEffectTool } from '../../src/index.js';
+import { defineSetEffectTool } from '../../src/strategies/index.js';
 
 /** What the label tool needs. */
 export interface GitHubLabelToolConfig {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { defineEffectTool, effectFenceOf, effectKeyOf, idempotentFetch, inputFingerprint } from '../../src/index.js';
+import { defineEffectTool, effectFenceOf, effectKeyOf, inputFingerprint } from '../../src/index.js';
+import { idempotentFetch } from '../../src/strategies/index.js';
 
 /** What the ticket tool needs. */
 export interface TicketToolConfig {

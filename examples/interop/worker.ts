@@ -7,7 +7,8 @@ import { Octokit } from '@octokit/rest';
 import { AiSdkPlugin } from '@temporalio/ai-sdk';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
-import { createEffectStore, defineAgent } from '../../src/index.js';
+import { defineAgent } from '../../src/index.js';
+import { createEffectStore } from '../../src/stores/index.js';
 import { chamviPlugin } from '../../worker/index.js';
 import { createGitHubCommentTool } from '../github/comment-tool.js';
 

@@ -1,12 +1,6 @@
 import { z } from 'zod';
-import {
-  defineEffectTool,
-  effectKeyOf,
-  inputFingerprint,
-  publishOnce,
-  type JetStreamPublisher,
-  type PublishOnceResult,
-} from '../../src/index.js';
+import { defineEffectTool, effectKeyOf, inputFingerprint } from '../../src/index.js';
+import { publishOnce, type JetStreamPublisher, type PublishOnceResult } from '../../src/strategies/index.js';
 
 /** What the notification tool needs. */
 export interface NatsNotifyToolConfig {

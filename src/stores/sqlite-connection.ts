@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
 import { ChamviError } from '../errors/chamvi-error.js';
 import { EffectStoreOpenError } from '../errors/errors.js';
 import { ensureSqliteSchema } from './sqlite-schema.js';
@@ -100,7 +100,10 @@ export class SqliteConnection {
       }
     }
     try {
-      return new DatabaseSync(this.path);
+      // Loaded when the first file opens, not when the module does: importing the package (or a
+      // store that never opens) must not load node:sqlite, which warns on Node 22.
+      const sqlite = process.getBuiltinModule('node:sqlite');
+      return new sqlite.DatabaseSync(this.path);
     } catch (error) {
       throw isBusy(error) ? error : this.cannotOpen(error);
     }

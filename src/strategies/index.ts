@@ -1,3 +1,6 @@
+// `@chamvi/temporal/strategies`: the reconciliation strategies (signed markers, git trailers with a
+// compare-and-swap push, Idempotency-Key requests, JetStream message ids, set semantics) and the
+// errors they throw. Loaded on use: the git strategy is what loads `child_process`.
 export {
   signedEffectMarker,
   findSignedEffectMarkers,
@@ -29,7 +32,14 @@ export {
   type RemoteEffectState,
 } from './git-remote-state.js';
 export { IDEMPOTENCY_KEY_HEADER, idempotentFetch, type IdempotentFetchOptions } from './idempotent-fetch.js';
-export { EffectFenceRefusedError } from '../errors/errors.js';
 export { publishOnce, type JetStreamPublisher, type PublishOnceResult } from './jetstream-publish.js';
 export { defineSetEffectTool } from './set-semantics.js';
 export { effectOutcomeUnknown, reconcileRemote, verdict, type RemoteVerdict } from './outcome-unknown.js';
+export {
+  EffectFenceRefusedError,
+  GitCommandError,
+  IdempotencyKeyInProgressError,
+  IdempotencyKeyReusedError,
+  IdempotentRequestError,
+  RemoteRefContendedError,
+} from '../errors/errors.js';

@@ -12,7 +12,6 @@ import {
   EffectBusyError,
   EffectStoreError,
   MemoryEffectStore,
-  SqliteEffectStore,
   wrapToolsForRun,
   type ClaimRequest,
   type ClaimToken,
@@ -22,6 +21,7 @@ import {
   type IEffectStore,
   type ToolContext,
 } from '../../src/index.js';
+import { SqliteEffectStore } from '../../src/stores/sqlite.js';
 import { callOptions, captureLogger, deferred, FlakyStore, makeCtx, PlainStore, silentLogger } from './helpers.js';
 
 type Exec = (input: unknown, options: unknown) => Promise<unknown>;

@@ -5,9 +5,9 @@ import {
   defineEffectTool,
   EffectResultNotSerializableError,
   MemoryEffectStore,
-  SqliteEffectStore,
   type IEffectStore,
 } from '../../src/index.js';
+import { SqliteEffectStore } from '../../src/stores/sqlite.js';
 import { callOptions, makeCtx, PlainStore, silentLogger } from './helpers.js';
 
 // The "applied, but its result cannot be serialised" mark lives beside the record (its own field,

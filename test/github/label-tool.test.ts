@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Octokit } from '@octokit/rest';
 import { z } from 'zod';
-import { defineSetEffectTool, InvalidEffectToolError, MemoryEffectStore } from '../../src/index.js';
+import { InvalidEffectToolError, MemoryEffectStore } from '../../src/index.js';
+import { defineSetEffectTool } from '../../src/strategies/index.js';
 import { createGitHubLabelTool } from '../../examples/github/label-tool.js';
 import { LocalGitHubServer } from '../../demo/github/index.js';
 import { attempt, crashAfterEffect } from '../strategies/crash-after-effect.js';

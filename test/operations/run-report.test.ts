@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createEffectStore, type ManagedEffectStore } from '../../src/index.js';
+import { createEffectStore, type ManagedEffectStore } from '../../src/stores/index.js';
 import { createDevServerEnvironment } from '../../testing/test-environment.js';
 import { agentProgressQuery, createAgentWorker, startAgentRun } from '../../worker/index.js';
 import { runCli } from '../product/run-cli.js';

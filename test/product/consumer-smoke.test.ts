@@ -246,7 +246,7 @@ import('@chamvi/temporal/worker').then((worker) => {
     if (variant.pg) {
       it('records effects in PostgreSQL with the lowest pg the peer range allows, loading pg on first use', async () => {
         const table = `chamvi_smoke_${process.pid}_${Date.now()}`;
-        const script = `import { createEffectStore } from '@chamvi/temporal';
+        const script = `import { createEffectStore } from '@chamvi/temporal/stores';
 const store = createEffectStore(process.env.PG_URL, { table: '${table}' });
 const key = 'smoke:pg';
 const put = await store.put(key, { toolName: 'smoke', result: { ok: true }, origin: 'executed' });

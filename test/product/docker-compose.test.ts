@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseStoreSpec } from '../../src/index.js';
+import { parseStoreSpec } from '../../src/stores/index.js';
 import { DEFAULT_ADDRESS, ENV } from '../../cli/settings.js';
 import { findTemporalBinary } from '../../demo/temporal-binaries.js';
 import { HEALTH_PORT_ENV } from '../../worker/worker-health.js';

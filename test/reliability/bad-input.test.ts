@@ -10,7 +10,6 @@ import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { z } from 'zod';
 import {
   applyEffect,
-  createEffectStore,
   createToolContext,
   defaultEffectKey,
   defineAgent,
@@ -20,9 +19,10 @@ import {
   InvalidEffectStoreSpecError,
   InvalidEffectToolError,
   MemoryEffectStore,
-  PostgresEffectStore,
   wrapToolsForRun,
 } from '../../src/index.js';
+import { createEffectStore } from '../../src/stores/index.js';
+import { PostgresEffectStore } from '../../src/stores/postgres.js';
 import { runAgentUnderTest } from '../../testing/run-agent-under-test.js';
 import { scriptedModel } from '../../demo/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';

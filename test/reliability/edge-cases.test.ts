@@ -14,12 +14,12 @@ import {
   defineEffectTool,
   EffectResultNotSerializableError,
   MemoryEffectStore,
-  PostgresEffectStore,
   type ClaimRequest,
   type ClaimResult,
   type EffectTool,
   type IEffectStore,
 } from '../../src/index.js';
+import { PostgresEffectStore } from '../../src/stores/postgres.js';
 import type { ToolSet } from 'ai';
 import { FaultInjector } from '../../testing/fault-injector.js';
 import { FlakyEffectStore } from '../../testing/flaky-store.js';

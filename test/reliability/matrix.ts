@@ -16,14 +16,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { JetStreamManager } from 'nats';
-import {
-  PostgresEffectStore,
-  runGit,
-  SqliteEffectStore,
-  type ClaimRequest,
-  type ClaimResult,
-  type ManagedEffectStore,
-} from '../../src/index.js';
+import { type ClaimRequest, type ClaimResult } from '../../src/index.js';
+import { type ManagedEffectStore } from '../../src/stores/index.js';
+import { SqliteEffectStore } from '../../src/stores/sqlite.js';
+import { PostgresEffectStore } from '../../src/stores/postgres.js';
+import { runGit } from '../../src/strategies/index.js';
 import { FaultInjector, type FaultHit, type FaultRule } from '../../testing/fault-injector.js';
 import { LocalGitHubServer } from '../../demo/github/index.js';
 import { IdempotentTicketServer } from '../../testing/http/idempotent-server.js';

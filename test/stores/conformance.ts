@@ -3,13 +3,11 @@ import {
   EffectKeyNotStorableError,
   InvalidClaimRequestError,
   InvalidEffectStoreSpecError,
-  MAX_LEASE_MS,
-  MAX_RETENTION_MS,
   type ClaimRequest,
   type ClaimToken,
   type EffectRecordInput,
-  type ManagedEffectStore,
 } from '../../src/index.js';
+import { MAX_LEASE_MS, MAX_RETENTION_MS, type ManagedEffectStore } from '../../src/stores/index.js';
 
 /** How the conformance suite gets stores and lets time pass for one store implementation. */
 export interface StoreHarness {

@@ -2,16 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import {
-  createEffectStore,
-  inspectEffects,
-  InvalidEffectStoreSpecError,
-  MemoryEffectStore,
-  parseStoreSpec,
-  PostgresEffectStore,
-  SqliteEffectStore,
-  storageKey,
-} from '../../src/index.js';
+import { InvalidEffectStoreSpecError, MemoryEffectStore } from '../../src/index.js';
+import { createEffectStore, inspectEffects, parseStoreSpec, storageKey } from '../../src/stores/index.js';
+import { SqliteEffectStore } from '../../src/stores/sqlite.js';
+import { PostgresEffectStore } from '../../src/stores/postgres.js';
 
 const PG_URL = process.env['CHAMVI_TEST_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 const dir = mkdtempSync(join(tmpdir(), 'chamvi-factory-'));

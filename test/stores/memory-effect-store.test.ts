@@ -1,4 +1,5 @@
-import { MemoryEffectStore, type ManagedEffectStore } from '../../src/index.js';
+import { MemoryEffectStore } from '../../src/index.js';
+import { type ManagedEffectStore } from '../../src/stores/index.js';
 import { effectStoreConformance } from './conformance.js';
 
 let clock = Date.now();

@@ -8,9 +8,9 @@ import {
   EffectKeyNotStorableError,
   EffectStoreError,
   EffectStoreSchemaError,
-  PostgresEffectStore,
-  type ManagedEffectStore,
 } from '../../src/index.js';
+import { type ManagedEffectStore } from '../../src/stores/index.js';
+import { PostgresEffectStore } from '../../src/stores/postgres.js';
 import { effectStoreConformance } from './conformance.js';
 
 const URL = process.env['CHAMVI_TEST_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';

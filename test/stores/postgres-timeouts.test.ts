@@ -5,14 +5,16 @@ import { z } from 'zod';
 import {
   applyEffect,
   createToolContext,
-  DEFAULT_PG_QUERY_TIMEOUT_MS,
-  DEFAULT_PG_STATEMENT_TIMEOUT_MS,
   defineEffectTool,
   EffectStoreError,
   InvalidEffectStoreSpecError,
-  PostgresEffectStore,
   type IEffectStore,
 } from '../../src/index.js';
+import {
+  DEFAULT_PG_QUERY_TIMEOUT_MS,
+  DEFAULT_PG_STATEMENT_TIMEOUT_MS,
+  PostgresEffectStore,
+} from '../../src/stores/postgres.js';
 
 // A PostgreSQL connection that stops answering, for real: a TCP proxy in front of the server that
 // can be told to drop every byte in both directions while keeping the sockets open (a black hole,

@@ -10,9 +10,9 @@ import {
   defineEffectTool,
   EffectStoreOpenError,
   EffectStoreSchemaError,
-  SqliteEffectStore,
-  type ManagedEffectStore,
 } from '../../src/index.js';
+import { type ManagedEffectStore } from '../../src/stores/index.js';
+import { SqliteEffectStore } from '../../src/stores/sqlite.js';
 import { effectStoreConformance } from './conformance.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'chamvi-sqlite-store-'));

@@ -11,13 +11,13 @@ import {
   EffectClaimLostError,
   effectFenceOf,
   MemoryEffectStore,
-  PostgresEffectStore,
-  SqliteEffectStore,
   type EffectCall,
   type EffectClaims,
   type IEffectStore,
-  type ManagedEffectStore,
 } from '../../src/index.js';
+import { type ManagedEffectStore } from '../../src/stores/index.js';
+import { SqliteEffectStore } from '../../src/stores/sqlite.js';
+import { PostgresEffectStore } from '../../src/stores/postgres.js';
 
 // Two attempts of one effect activity, as Temporal runs them after a start-to-close timeout:
 // attempt A stalls past its lease, attempt B takes over. Without Temporal: two store handles on

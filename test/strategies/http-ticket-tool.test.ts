@@ -2,7 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EffectFenceRefusedError, idempotentFetch, MemoryEffectStore } from '../../src/index.js';
+import { EffectFenceRefusedError, MemoryEffectStore } from '../../src/index.js';
+import { idempotentFetch } from '../../src/strategies/index.js';
 import { createTicketTool, ticketEffectKey } from '../../examples/http/ticket-tool.js';
 import { IdempotentTicketServer } from '../../testing/http/idempotent-server.js';
 import { attempt, crashAfterEffect } from './crash-after-effect.js';

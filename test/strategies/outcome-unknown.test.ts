@@ -1,13 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import {
-  defineEffectTool,
-  EffectOutcomeUnknownError,
-  effectOutcomeUnknown,
-  MemoryEffectStore,
-  reconcileRemote,
-  verdict,
-} from '../../src/index.js';
+import { defineEffectTool, EffectOutcomeUnknownError, MemoryEffectStore } from '../../src/index.js';
+import { effectOutcomeUnknown, reconcileRemote, verdict } from '../../src/strategies/index.js';
 import { attempt } from './crash-after-effect.js';
 
 describe('outcome unknown is not "not applied"', () => {

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
-import { createToolContext, SqliteEffectStore, wrapToolsForRun } from '../../src/index.js';
+import { createToolContext, wrapToolsForRun } from '../../src/index.js';
+import { SqliteEffectStore } from '../../src/stores/sqlite.js';
 import type { PausedAttemptConfig } from './fixtures/paused-attempt-child.js';
 import { buildTool, observeFence, type ToolSpec } from './fixtures/strategy-tools.js';
 

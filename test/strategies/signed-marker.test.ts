@@ -1,13 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
+import { defaultEffectKey, effectMarker, findEffectMarkers } from '../../src/index.js';
 import {
-  defaultEffectKey,
-  effectMarker,
-  findEffectMarkers,
   findSignedEffectMarkers,
   markerApplied,
   neutralizeEffectMarkers,
   signedEffectMarker,
-} from '../../src/index.js';
+} from '../../src/strategies/index.js';
 import { notifyEffectKey } from '../../examples/nats/notify-tool.js';
 import { pushEffectKey } from '../../examples/git/push-tool.js';
 import { ticketEffectKey } from '../../examples/http/ticket-tool.js';

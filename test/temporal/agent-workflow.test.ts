@@ -14,11 +14,11 @@ import {
   defineAgent,
   defineEffectTool,
   MemoryEffectStore,
-  SqliteEffectStore,
   type ClaimRequest,
   type ClaimResult,
   type IEffectStore,
 } from '../../src/index.js';
+import { SqliteEffectStore } from '../../src/stores/sqlite.js';
 import { FAILURE_CATALOGUE, type FailurePolicy } from '../../common/failure-policy.js';
 import { LocalGitHubServer } from '../../demo/github/index.js';
 import { scriptedModel } from '../../demo/scripted-model.js';
