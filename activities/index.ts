@@ -33,7 +33,7 @@ export interface ChamviActivitiesOptions {
 
 /**
  * The activities the agent workflow schedules: `chamvi.modelStep`, `chamvi.effectCall`,
- * `chamvi.toolCall`, `chamvi.recordEffect`, `chamvi.lookupEffect` and `chamvi.verifyApproval`. Register them on a worker
+ * `chamvi.toolCall`, `chamvi.recordEffect` and `chamvi.verifyApproval`. Register them on a worker
  * (the worker factory and plugin do it for you).
  */
 export function createChamviActivities(options: ChamviActivitiesOptions): ChamviActivities {
@@ -48,7 +48,6 @@ export function createChamviActivities(options: ChamviActivitiesOptions): Chamvi
     ),
     [ACTIVITY_NAMES.toolCall]: createToolCallActivity(registry),
     [ACTIVITY_NAMES.recordEffect]: storeActivities.recordEffect,
-    [ACTIVITY_NAMES.lookupEffect]: storeActivities.lookupEffect,
     [ACTIVITY_NAMES.verifyApproval]: createVerifyApprovalActivity(options.approvalSecret),
   };
 }

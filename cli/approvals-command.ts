@@ -1,4 +1,9 @@
-import { ApprovalNotPendingError, decideApproval, listPendingApprovals } from '../worker/approvals-client.js';
+import {
+  ApprovalNotPendingError,
+  ApprovalSecretMissingError,
+  decideApproval,
+  listPendingApprovals,
+} from '../worker/approvals-client.js';
 import { APPROVAL_SECRET_VAR } from './approvals-help.js';
 import { parseFlags, required, TEMPORAL_OPTIONS } from './flags.js';
 import { temporalSettings } from './settings.js';
@@ -83,7 +88,7 @@ export async function approveCommand(args: string[]): Promise<number> {
     );
     return 0;
   } catch (error) {
-    if (error instanceof ApprovalNotPendingError) {
+    if (ApprovalNotPendingError.isInstance(error) || ApprovalSecretMissingError.isInstance(error)) {
       process.stderr.write(`chamvi: approve: ${error.message}\n`);
       return 1;
     }

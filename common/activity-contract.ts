@@ -111,6 +111,5 @@ export interface ChamviActivities {
   'chamvi.effectCall'(input: ToolCallInput): Promise<ToolCallResult>;
   'chamvi.toolCall'(input: ToolCallInput): Promise<ToolCallResult>;
   'chamvi.recordEffect'(unrecorded: UnrecordedEffect): Promise<void>;
-  'chamvi.lookupEffect'(key: string): Promise<{ found: boolean; result?: unknown; origin?: string }>;
   'chamvi.verifyApproval'(input: VerifyApprovalInput): Promise<ApprovalVerdict>;
 }

@@ -12,8 +12,6 @@ export const ACTIVITY_NAMES = {
   toolCall: 'chamvi.toolCall',
   /** Writes a record the effect call could not write, retried until it is durable. */
   recordEffect: 'chamvi.recordEffect',
-  /** Reads one effect record, for custom workflows. */
-  lookupEffect: 'chamvi.lookupEffect',
   /** Checks an approval decision's token on a worker that holds the approval secret. */
   verifyApproval: 'chamvi.verifyApproval',
 } as const;

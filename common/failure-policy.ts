@@ -99,6 +99,8 @@ export const FAILURE_CATALOGUE = {
   WorkerHealthError: { retried: false, then: 'caller' },
   /** `decideApproval` for a call that is not waiting for a decision. */
   ApprovalNotPendingError: { retried: false, then: 'caller' },
+  /** `decideApproval` without an approval secret to sign the decision with. */
+  ApprovalSecretMissingError: { retried: false, then: 'caller' },
   /** Raised by workflow code: an approval decision whose token does not verify, or a call decided already. */
   ApprovalRefusedError: { retried: false, then: 'caller' },
 } as const satisfies Record<string, FailurePolicy>;

@@ -39,9 +39,19 @@ export interface DecideApprovalOptions {
   readonly secret?: string | Uint8Array;
 }
 
-/** A decision could not be made (no such pending call, no secret). Not retryable as it is. */
+/** The call named is not waiting for a decision (never was, or was decided already). Not retryable as it is. */
 export class ApprovalNotPendingError extends ChamviError {
   static override readonly errorName = 'ApprovalNotPendingError';
+  readonly retryable = false;
+}
+
+/**
+ * No approval secret to mint the decision's token with: none was passed and
+ * `CHAMVI_APPROVAL_SECRET` is unset or empty. Nothing was sent to the run. Not retryable as it is:
+ * pass `secret`, or set the variable to the workers' secret.
+ */
+export class ApprovalSecretMissingError extends ChamviError {
+  static override readonly errorName = 'ApprovalSecretMissingError';
   readonly retryable = false;
 }
 
@@ -59,8 +69,8 @@ export async function decideApproval(
 ): Promise<ApprovalRecord> {
   const secret = options.secret ?? process.env[APPROVAL_SECRET_ENV];
   if (secret === undefined || secret === '') {
-    throw new ApprovalNotPendingError(
-      `No approval secret: pass secret, or set ${APPROVAL_SECRET_ENV} to the workers' secret.`,
+    throw new ApprovalSecretMissingError(
+      `No approval secret to sign the decision on tool call ${options.toolCallId} of workflow ${workflowId} with; nothing was sent. Pass secret, or set ${APPROVAL_SECRET_ENV} to the workers' secret.`,
     );
   }
   const pending = await listPendingApprovals(client, workflowId);

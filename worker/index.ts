@@ -26,6 +26,7 @@ export {
   decideApproval,
   approvalClaimsFor,
   ApprovalNotPendingError,
+  ApprovalSecretMissingError,
   type DecideApprovalOptions,
 } from './approvals-client.js';
 export { decideApprovalUpdate, approvalDecisionSignal, pendingApprovalsQuery } from '../workflows/approvals.js';

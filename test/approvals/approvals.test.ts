@@ -378,6 +378,13 @@ describe('durable approval of effect tools (time-skipping server)', () => {
     expect(result.effects).toEqual([expect.objectContaining({ toolName: 'comment', outcome: 'executed' })]);
   });
 
+  it('deciding without an approval secret fails with ApprovalSecretMissingError before anything reaches the run', async () => {
+    const workflowId = `no-such-run-${randomUUID()}`;
+    const decided = decideApproval(env.client, workflowId, { toolCallId: 'call-0-0', approved: true, secret: '' });
+    await expect(decided).rejects.toMatchObject({ name: 'ApprovalSecretMissingError', retryable: false });
+    await expect(decided).rejects.toThrow(/No approval secret .* call-0-0 of workflow no-such-run-.*nothing was sent/);
+  });
+
   it('forged, misbound and replayed decisions are refused; the call waits for a valid one', async () => {
     const [a, b] = [openIssue(github), openIssue(github)];
     const agent = guardedResponder([

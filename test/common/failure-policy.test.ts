@@ -12,7 +12,7 @@ import {
   type FailurePolicy,
 } from '../../common/failure-policy.js';
 import * as errors from '../../src/errors/errors.js';
-import { ApprovalNotPendingError } from '../../worker/approvals-client.js';
+import { ApprovalNotPendingError, ApprovalSecretMissingError } from '../../worker/approvals-client.js';
 import { EffectStoreUnavailableError } from '../../worker/effect-store-check.js';
 import { WorkerHealthError } from '../../worker/worker-health.js';
 
@@ -53,6 +53,7 @@ const EXAMPLES: Record<string, () => Error & { readonly retryable: boolean }> = 
   EffectStoreUnavailableError: () => new EffectStoreUnavailableError('down'),
   WorkerHealthError: () => new WorkerHealthError('port in use'),
   ApprovalNotPendingError: () => new ApprovalNotPendingError('not waiting'),
+  ApprovalSecretMissingError: () => new ApprovalSecretMissingError('no secret'),
 };
 
 /** The error classes src/errors/errors.ts exports (each has a stable `errorName`). */
