@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { Context } from '@temporalio/activity';
 import { isEffectTool } from '../src/effects/define-effect-tool.js';
 import { applyEffect, resolveEffectKey, type EffectCall } from '../src/effects/effect-protocol.js';
@@ -7,6 +8,7 @@ import type { IEffectStore } from '../src/stores/effect-store.js';
 import type { ToolCallInput, ToolCallResult } from '../common/index.js';
 import { activityLogger, keepHeartbeating, toolCallOptions } from './activity-context.js';
 import type { AgentRegistry } from './agent-registry.js';
+import { countBusyWait, countRecordRetry, observeEffectCall, type EffectCallObservation } from './effect-telemetry.js';
 import { withFailureMapping } from './failures.js';
 import { toModelOutput } from './model-output.js';
 
@@ -42,6 +44,9 @@ function leaseFor(heartbeatTimeoutMs: number | undefined, startToCloseTimeoutMs:
  * The claim's lease is the heartbeat timeout or the start-to-close timeout, whichever is shorter; a
  * live attempt renews it, and stops renewing once it learns (by heartbeat) that it was cancelled or
  * timed out, so a zombie attempt finds its claim lost at the check right before the effect.
+ *
+ * Every attempt logs one line (tool, key, outcome, attempt, duration) through the activity logger
+ * and is counted in the metrics of `effect-telemetry.ts`, through Temporal's metric meter.
  */
 export function createEffectCallActivity(
   registry: AgentRegistry,
@@ -49,7 +54,17 @@ export function createEffectCallActivity(
   settings: EffectCallSettings = {},
 ) {
   return async function effectCall(input: ToolCallInput): Promise<ToolCallResult> {
-    return withFailureMapping(async () => {
+    const started = performance.now();
+    const observe = (outcome: EffectCallObservation['outcome'], key: string | undefined, error?: unknown): void =>
+      observeEffectCall({
+        tool: input.toolName,
+        key,
+        outcome,
+        attempt: Context.current().info.attempt,
+        durationMs: Math.round(performance.now() - started),
+        ...(error !== undefined ? { error } : {}),
+      });
+    const answered = withFailureMapping(async () => {
       const { tool, ctx } = await registry.resolveCall(input);
       if (!isEffectTool(tool)) {
         throw new InvalidEffectToolError(
@@ -84,8 +99,10 @@ export function createEffectCallActivity(
             leaseMs,
             busyWaitMs: Math.min(leaseMs, 10_000),
             ...(settings.abortGraceMs !== undefined ? { abortGraceMs: settings.abortGraceMs } : {}),
+            onBusyWait: () => countBusyWait(input.toolName),
           },
         );
+        if (resolved.unrecorded !== undefined) countRecordRetry(input.toolName);
         const output = await toModelOutput(tool, input.toolCallId, input.input, resolved.result);
         const answer: ToolCallResult = {
           output,
@@ -104,5 +121,15 @@ export function createEffectCallActivity(
         stop();
       }
     });
+    return answered.then(
+      (answer) => {
+        observe(answer.report?.outcome ?? 'executed', answer.report?.key ?? input.key);
+        return answer;
+      },
+      (error: unknown) => {
+        observe('failed', input.key, error);
+        throw error;
+      },
+    );
   };
 }

@@ -10,6 +10,8 @@ import { createToolCallActivity } from './tool-call.js';
 
 export { AgentRegistry, type AgentEntry, type AgentRegistration } from './agent-registry.js';
 export { APPROVAL_SECRET_ENV } from './approval-activities.js';
+export { EFFECT_METRICS } from './effect-telemetry.js';
+export { ModelCallFailedError, ModelCallRejectedError } from './model-call-error.js';
 
 /** What {@link createChamviActivities} takes. */
 export interface ChamviActivitiesOptions {

@@ -8,6 +8,7 @@ import { activityToolContext, keepHeartbeating, toolCallOptions } from './activi
 import type { ToolContext } from '../src/context/tool-context.js';
 import type { AgentRegistration, AgentRegistry } from './agent-registry.js';
 import { withFailureMapping } from './failures.js';
+import { modelCallFailure, modelName } from './model-call-error.js';
 import { mergeActivityOptions } from '../common/activity-options.js';
 import { toolsContextFor } from '../src/agent/tools-context.js';
 
@@ -18,7 +19,11 @@ import { toolsContextFor } from '../src/agent/tools-context.js';
  * For each valid call it plans the activity that will run it, with the effect key computed once
  * (so identical effect calls of the step can share one activity).
  *
- * Provider errors are left to Temporal's retry policy (the AI SDK's own retries are off).
+ * The AI SDK's own retries are off: provider errors a retry can fix (429, 5xx, network) are left
+ * to Temporal's retry policy, honouring the provider's retry-after; the ones it cannot fix (no or
+ * a refused API key, no such model, an invalid request) fail the step non-retryably
+ * (`ModelCallRejectedError`), which fails the run at once. The step heartbeats while the provider
+ * call is in flight.
  */
 export function createModelStepActivity(registry: AgentRegistry) {
   return async function modelStep(input: ModelStepInput): Promise<ModelStepResult> {
@@ -42,6 +47,9 @@ export function createModelStepActivity(registry: AgentRegistry) {
           stopWhen: isStepCount(1),
           maxRetries: 0,
           abortSignal: ctx.run.signal,
+          ...(agent.telemetry !== undefined ? { telemetry: agent.telemetry } : {}),
+        }).catch((error: unknown) => {
+          throw modelCallFailure(error, { agent: agent.name, step: input.step, model: modelName(agent.model) });
         });
         const toolCalls: ToolCallPlan[] = [];
         const refusedCalls: ModelStepResult['refusedCalls'] = [];

@@ -6,9 +6,8 @@ import {
 } from '../worker/approvals-client.js';
 import { APPROVAL_SECRET_VAR } from './approvals-help.js';
 import { parseFlags, required, TEMPORAL_OPTIONS } from './flags.js';
-import { temporalSettings } from './settings.js';
 import { renderTable } from './table.js';
-import { connectClient } from './temporal-connection.js';
+import { clientFromFlags } from './temporal-connection.js';
 import { UsageError } from './usage-error.js';
 
 function clip(text: string, max = 60): string {
@@ -19,8 +18,7 @@ function clip(text: string, max = 60): string {
 export async function approvalsCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseFlags('approvals', args, { ...TEMPORAL_OPTIONS, json: { type: 'boolean' } }, 1);
   const workflowId = required('approvals', 'a workflow id', positionals[0], 'chamvi approvals <workflow id>');
-  const { address, namespace } = temporalSettings(values);
-  const client = await connectClient(address, namespace);
+  const { client } = await clientFromFlags('approvals', values);
   try {
     const pending = await listPendingApprovals(client, workflowId);
     if (values.json) {
@@ -72,8 +70,7 @@ export async function approveCommand(args: string[]): Promise<number> {
       `approve: set ${APPROVAL_SECRET_VAR} to the workers' approval secret (see chamvi approve --help)`,
     );
   }
-  const { address, namespace } = temporalSettings(values);
-  const client = await connectClient(address, namespace);
+  const { client } = await clientFromFlags('approve', values);
   try {
     const approver = values.approver ?? process.env['USER'];
     const record = await decideApproval(client, workflowId, {

@@ -12,6 +12,9 @@ Options:
   --json                  print the pending calls as JSON
   --address <host:port>   Temporal frontend (default localhost:7233)  [${ENV.address}]
   --namespace <ns>        Temporal namespace (default default)        [${ENV.namespace}]
+  --profile <name>        Temporal connection profile (@temporalio/envconfig: TLS, API key;
+                          file TEMPORAL_CONFIG_FILE or ~/.config/temporalio/temporal.toml) [TEMPORAL_PROFILE]
+  --data-converter <mod>  module exporting the workers' dataConverter (payload codecs)   [CHAMVI_DATA_CONVERTER]
   -h, --help              show this help
 
 Exits 1 when nothing is waiting.`;
@@ -30,6 +33,9 @@ Options:
   --approver <name>       who decides, for the run's record (default: $USER)
   --address <host:port>   Temporal frontend (default localhost:7233)  [${ENV.address}]
   --namespace <ns>        Temporal namespace (default default)        [${ENV.namespace}]
+  --profile <name>        Temporal connection profile (@temporalio/envconfig: TLS, API key;
+                          file TEMPORAL_CONFIG_FILE or ~/.config/temporalio/temporal.toml) [TEMPORAL_PROFILE]
+  --data-converter <mod>  module exporting the workers' dataConverter (payload codecs)   [CHAMVI_DATA_CONVERTER]
   -h, --help              show this help
 
 Environment: ${APPROVAL_SECRET_VAR} (required, the same secret the workers hold).

@@ -1,4 +1,5 @@
 import { inspectEffects, type EffectInspectionRow } from '../src/stores/index.js';
+import type { ConnectionOptions } from '@temporalio/client';
 import { EFFECTS_HELP } from './help.js';
 import { parseFlags, required, TEMPORAL_OPTIONS } from './flags.js';
 import { temporalSettings } from './settings.js';
@@ -9,11 +10,11 @@ import { connectClient, temporalReachable } from './temporal-connection.js';
 /** The first run id of the latest run of `workflowId`, or undefined when no server or no such workflow. */
 export async function firstRunIdOf(
   workflowId: string,
-  address: string,
-  namespace: string,
+  settings: { address: string; namespace: string; connectionOptions?: ConnectionOptions },
 ): Promise<string | undefined> {
-  if (!(await temporalReachable(address))) return undefined;
-  const client = await connectClient(address, namespace);
+  const { address, namespace, connectionOptions } = settings;
+  if (!(await temporalReachable(address, undefined, connectionOptions))) return undefined;
+  const client = await connectClient(address, namespace, connectionOptions ? { connectionOptions } : {});
   try {
     const history = await client.workflow.getHandle(workflowId).fetchHistory();
     return history.events?.[0]?.workflowExecutionStartedEventAttributes?.firstExecutionRunId ?? undefined;
@@ -24,10 +25,38 @@ export async function firstRunIdOf(
   }
 }
 
+/**
+ * A record as `chamvi effects` prints it, in the words of the run's report (`chamvi run --wait`,
+ * the progress query): `toolName`, `outcome` (the record's origin: `executed`, `reconciled`) and
+ * `attempts` (the attempt that recorded it).
+ */
+export interface EffectRecordRow {
+  readonly toolName: string;
+  readonly key: string;
+  readonly outcome: string;
+  readonly attempts?: number;
+  readonly recordedAt: string;
+  readonly expiresAt?: string;
+}
+
+/** A store row in the report's vocabulary. */
+export function recordRow(row: EffectInspectionRow): EffectRecordRow {
+  return {
+    toolName: row.tool,
+    key: row.key,
+    outcome: row.origin,
+    ...(row.attempt !== undefined ? { attempts: row.attempt } : {}),
+    recordedAt: row.recordedAt,
+    ...(row.expiresAt !== undefined ? { expiresAt: row.expiresAt } : {}),
+  };
+}
+
 export function inspectionTable(rows: readonly EffectInspectionRow[]): string {
   return renderTable(
-    ['tool', 'key', 'origin', 'attempt', 'recorded at'],
-    rows.map((r) => [r.tool, r.key, r.origin, r.attempt === undefined ? '-' : String(r.attempt), r.recordedAt]),
+    ['tool', 'key', 'outcome', 'attempts', 'recorded at'],
+    rows
+      .map(recordRow)
+      .map((r) => [r.toolName, r.key, r.outcome, r.attempts === undefined ? '-' : String(r.attempts), r.recordedAt]),
   );
 }
 
@@ -48,15 +77,14 @@ export async function effectsCommand(args: string[]): Promise<number> {
     let runId = id;
     let rows = await inspectEffects(store, `${id}:`);
     if (rows.length === 0) {
-      const { address, namespace } = temporalSettings(values);
-      const resolved = await firstRunIdOf(id, address, namespace);
+      const resolved = await firstRunIdOf(id, temporalSettings(values));
       if (resolved !== undefined) {
         runId = resolved;
         rows = await inspectEffects(store, `${resolved}:`);
       }
     }
     if (values.json) {
-      process.stdout.write(`${JSON.stringify({ runId, effects: rows }, null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify({ runId, effects: rows.map(recordRow) }, null, 2)}\n`);
     } else if (rows.length > 0) {
       const via = runId === id ? '' : ` (workflow ${id})`;
       process.stdout.write(`effects of run ${runId}${via}:\n${inspectionTable(rows)}\n`);

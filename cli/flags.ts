@@ -12,7 +12,9 @@ export const COMMON_OPTIONS = {
 export const TEMPORAL_OPTIONS = {
   address: { type: 'string' },
   namespace: { type: 'string' },
+  profile: { type: 'string' },
   'task-queue': { type: 'string' },
+  'data-converter': { type: 'string' },
 } as const satisfies Options;
 
 /**

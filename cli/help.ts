@@ -30,6 +30,9 @@ Options:
   --task-queue <queue>    task queue to poll (default chamvi)                         [${ENV.taskQueue}]
   --address <host:port>   Temporal frontend (default localhost:7233)                  [${ENV.address}]
   --namespace <ns>        Temporal namespace (default default)                        [${ENV.namespace}]
+  --profile <name>        Temporal connection profile (@temporalio/envconfig: TLS, API key;
+                          file TEMPORAL_CONFIG_FILE or ~/.config/temporalio/temporal.toml) [TEMPORAL_PROFILE]
+  --data-converter <mod>  module exporting the workers' dataConverter (payload codecs)   [CHAMVI_DATA_CONVERTER]
   -h, --help              show this help
 
 Prints "ready" once it polls. Stops cleanly on SIGINT or SIGTERM.`;
@@ -43,17 +46,23 @@ Options:
   --prompt <text>         the user prompt (required)
   --workflow-id <id>      workflow id (default agent-<agent>-<uuid>); starting an id again after
                           its run closed is a new run with a new run id
-  --wait                  wait for the result; print the final text and the run's effect calls
+  --wait                  wait for the result; print the final text and every effect call of the
+                          run (executed, reconciled, recorded, failed, denied); exits 1 when a call
+                          failed, naming it, or when no worker polls the task queue
   --json                  with --wait: print the result as JSON
   --task-queue <queue>    task queue (default chamvi)                 [${ENV.taskQueue}]
   --address <host:port>   Temporal frontend (default localhost:7233)  [${ENV.address}]
   --namespace <ns>        Temporal namespace (default default)        [${ENV.namespace}]
+  --profile <name>        Temporal connection profile (@temporalio/envconfig: TLS, API key;
+                          file TEMPORAL_CONFIG_FILE or ~/.config/temporalio/temporal.toml) [TEMPORAL_PROFILE]
+  --data-converter <mod>  module exporting the workers' dataConverter (payload codecs)   [CHAMVI_DATA_CONVERTER]
   -h, --help              show this help`;
 
 export const EFFECTS_HELP = `Usage: chamvi effects <run id | workflow id> --store <sqlite path | postgres url> [options]
 
-Prints the effect store's records of a run as a table: tool, key, origin (executed: the tool ran;
-reconciled: alreadyApplied found the effect after a crash), attempt, and when it was recorded.
+Prints the effect store's records of a run as a table: tool, key, outcome (executed: the tool ran;
+reconciled: alreadyApplied found the effect after a crash), attempts, and when it was recorded:
+the words of chamvi run --wait and the progress query.
 Given a workflow id, resolves its first run id (the run id effect keys start with) through the
 Temporal server, when one is reachable.
 
@@ -62,6 +71,9 @@ Options:
   --json                  print the records as JSON
   --address <host:port>   Temporal frontend (default localhost:7233)  [${ENV.address}]
   --namespace <ns>        Temporal namespace (default default)        [${ENV.namespace}]
+  --profile <name>        Temporal connection profile (@temporalio/envconfig: TLS, API key;
+                          file TEMPORAL_CONFIG_FILE or ~/.config/temporalio/temporal.toml) [TEMPORAL_PROFILE]
+  --data-converter <mod>  module exporting the workers' dataConverter (payload codecs)   [CHAMVI_DATA_CONVERTER]
   -h, --help              show this help
 
 Exits 1 when the store holds no record for the run.`;
@@ -80,4 +92,5 @@ Commands:
   approve    approve (or --deny) a pending tool call; needs CHAMVI_APPROVAL_SECRET
 
 Run chamvi <command> --help for a command's options.
-Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, CHAMVI_STORE, CHAMVI_TASK_QUEUE, CHAMVI_AGENTS.`;
+Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_PROFILE (and the other TEMPORAL_* variables
+of @temporalio/envconfig), CHAMVI_STORE, CHAMVI_TASK_QUEUE, CHAMVI_AGENTS, CHAMVI_DATA_CONVERTER.`;

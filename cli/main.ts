@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { DEV_HELP, EFFECTS_HELP, MAIN_HELP, RUN_HELP, WORKER_HELP } from './help.js';
 import { APPROVALS_HELP, APPROVE_HELP } from './approvals-help.js';
+import { undecodablePayload } from './data-converter-flag.js';
 import { exitWithError, UsageError } from './usage-error.js';
 
 type Command = (args: string[]) => Promise<number>;
@@ -71,5 +72,5 @@ function missingPackage(command: string, error: unknown): UsageError | undefined
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
-  (error: unknown) => exitWithError(error),
+  (error: unknown) => exitWithError(undecodablePayload(error) ?? error),
 );

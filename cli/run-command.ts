@@ -3,12 +3,13 @@ import {
   WorkflowFailedError,
   type WorkflowHandleWithFirstExecutionRunId,
 } from '@temporalio/client';
+import type { RunEffectReport } from '../common/index.js';
 import { startAgentRun } from '../worker/client.js';
 import { RUN_HELP } from './help.js';
 import { parseFlags, required, TEMPORAL_OPTIONS } from './flags.js';
-import { temporalSettings } from './settings.js';
-import { effectReportTable } from './table.js';
-import { connectClient } from './temporal-connection.js';
+import { hasPollers, pollerWaitMs } from './pollers.js';
+import { effectReportTable, shortKey } from './table.js';
+import { clientFromFlags } from './temporal-connection.js';
 import { UsageError } from './usage-error.js';
 
 export async function runCommand(args: string[]): Promise<number> {
@@ -30,8 +31,8 @@ export async function runCommand(args: string[]): Promise<number> {
   }
   const agent = required('run', 'the agent name', positionals[0], 'chamvi run <agent> --prompt <text>');
   const prompt = required('run', '--prompt', values.prompt);
-  const { address, namespace, taskQueue } = temporalSettings(values);
-  const client = await connectClient(address, namespace);
+  const { client, settings } = await clientFromFlags('run', values);
+  const { address, namespace, taskQueue } = settings;
   try {
     let handle;
     try {
@@ -55,6 +56,15 @@ export async function runCommand(args: string[]): Promise<number> {
     };
     if (!values.json) process.stdout.write(`workflow id: ${ids.workflowId}\nrun id:      ${ids.runId}\n`);
     if (!values.wait) return 0;
+    // Without a worker the result would never come: say so now instead of waiting in silence.
+    if (!(await hasPollers(client, taskQueue, pollerWaitMs()))) {
+      process.stderr.write(
+        `chamvi: run: no worker is polling task queue "${taskQueue}" at ${address} (namespace ${namespace}); ` +
+          `the run ${ids.workflowId} is started and waits for one: start a worker for agent "${agent}" ` +
+          `(chamvi worker --agents <module> --task-queue ${taskQueue}), or check --task-queue and --address\n`,
+      );
+      return 1;
+    }
     let result;
     try {
       result = await handle.result();
@@ -67,11 +77,23 @@ export async function runCommand(args: string[]): Promise<number> {
     }
     if (values.json) {
       process.stdout.write(`${JSON.stringify({ ...ids, text: result.text, effects: result.effects }, null, 2)}\n`);
-      return 0;
+    } else {
+      process.stdout.write(`\n${result.text}\n\neffects of run ${result.runId}:\n${effectReportTable(result.effects)}\n`);
     }
-    process.stdout.write(`\n${result.text}\n\neffects of run ${result.runId}:\n${effectReportTable(result.effects)}\n`);
-    return 0;
+    const failed = result.effects.filter((e) => e.outcome === 'failed');
+    if (failed.length === 0) return 0;
+    process.stderr.write(`chamvi: run: ${failedSummary(failed)}\n`);
+    return 1;
   } finally {
     await client.connection.close();
   }
+}
+
+/** One line naming each failed call: tool, key, attempts, last error. */
+function failedSummary(failed: readonly RunEffectReport[]): string {
+  const calls = failed.map(
+    (e) =>
+      `${e.toolName} (key ${shortKey(e.key, 48)}) after ${e.attempts} attempt${e.attempts === 1 ? '' : 's'}: ${e.error?.message ?? 'unknown error'}`,
+  );
+  return `${failed.length} effect call${failed.length === 1 ? '' : 's'} failed: ${calls.join('; ')}`;
 }

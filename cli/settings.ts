@@ -1,9 +1,12 @@
+import { resolveTemporalConnection, type ResolvedTemporalConnection } from '../worker/connection-settings.js';
+import { UsageError } from './usage-error.js';
+
 /**
  * The environment variables the CLI reads, and their defaults. docker-compose.yml's worker
  * service sets the same names (a test keeps the two in step).
  */
 export const ENV = {
-  /** host:port of the Temporal frontend. */
+  /** host:port of the Temporal frontend (over the profile's). */
   address: 'TEMPORAL_ADDRESS',
   /** Temporal namespace. */
   namespace: 'TEMPORAL_NAMESPACE',
@@ -31,15 +34,38 @@ export function setting(flag: string | undefined, envVar: string, fallback?: str
   return fallback;
 }
 
-/** The Temporal address, namespace and task queue from flags and env. */
-export function temporalSettings(flags: { address?: string; namespace?: string; 'task-queue'?: string }): {
+/**
+ * The Temporal connection, namespace and task queue from flags and env: `--address`/`--namespace`
+ * win, then `TEMPORAL_ADDRESS`/`TEMPORAL_NAMESPACE` and the other `TEMPORAL_*` variables, then the
+ * `@temporalio/envconfig` profile (`--profile`, else `TEMPORAL_PROFILE`, else `default`, from
+ * `TEMPORAL_CONFIG_FILE` or the user's `temporalio/temporal.toml`), then the defaults.
+ */
+export function temporalSettings(flags: {
+  address?: string;
+  namespace?: string;
+  profile?: string;
+  'task-queue'?: string;
+}): {
   address: string;
   namespace: string;
   taskQueue: string;
+  connectionOptions: ResolvedTemporalConnection['connectionOptions'];
 } {
+  let resolved: ResolvedTemporalConnection;
+  try {
+    resolved = resolveTemporalConnection({
+      ...(flags.address !== undefined && flags.address !== '' ? { address: flags.address } : {}),
+      ...(flags.namespace !== undefined && flags.namespace !== '' ? { namespace: flags.namespace } : {}),
+      ...(flags.profile !== undefined && flags.profile !== '' ? { profile: flags.profile } : {}),
+    });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    throw new UsageError(`cannot read the Temporal connection profile (${reason}); check --profile and TEMPORAL_CONFIG_FILE`);
+  }
   return {
-    address: setting(flags.address, ENV.address, DEFAULT_ADDRESS),
-    namespace: setting(flags.namespace, ENV.namespace, DEFAULT_NAMESPACE),
+    address: resolved.address,
+    namespace: resolved.namespace,
     taskQueue: setting(flags['task-queue'], ENV.taskQueue, DEFAULT_TASK_QUEUE),
+    connectionOptions: resolved.connectionOptions,
   };
 }

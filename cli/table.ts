@@ -16,14 +16,26 @@ export function shortKey(key: string, max = 72): string {
   return `${key.slice(0, keep)}…${key.slice(key.length - keep)}`;
 }
 
-/** The table of one run's effect calls (the workflow's effect report). */
+/**
+ * The table of one run's effect calls (the workflow's effect report): tool, key, outcome,
+ * attempts, and the last error of a failed call or the reason of a denied one.
+ */
 export function effectReportTable(
-  effects: ReadonlyArray<{ toolName: string; key: string; outcome: string; attempts: number }>,
+  effects: ReadonlyArray<{
+    toolName: string;
+    key: string;
+    outcome: string;
+    attempts: number;
+    error?: { message: string };
+    reason?: string;
+  }>,
 ): string {
   if (effects.length === 0) return '  (no effect calls)';
+  const detail = (e: (typeof effects)[number]): string =>
+    (e.error?.message ?? e.reason ?? '').replace(/\s+/g, ' ').slice(0, 120);
   return renderTable(
-    ['tool', 'key', 'outcome', 'attempts'],
-    effects.map((e) => [e.toolName, shortKey(e.key), e.outcome, String(e.attempts)]),
+    ['tool', 'key', 'outcome', 'attempts', 'detail'],
+    effects.map((e) => [e.toolName, shortKey(e.key), e.outcome, String(e.attempts), detail(e)]),
   )
     .split('\n')
     .map((l) => `  ${l}`)

@@ -1,7 +1,8 @@
 import { parseStoreSpec } from '../src/stores/index.js';
-import { NativeConnection } from '@temporalio/worker';
+import { NativeConnection, type NativeConnectionOptions } from '@temporalio/worker';
 import { createAgentWorker } from '../worker/index.js';
 import { loadAgents } from './agent-module.js';
+import { loadDataConverter } from './data-converter-flag.js';
 import { WORKER_HELP } from './help.js';
 import { parseFlags, TEMPORAL_OPTIONS } from './flags.js';
 import { ENV, setting, temporalSettings } from './settings.js';
@@ -32,13 +33,21 @@ export async function workerCommand(args: string[]): Promise<number> {
   const agentsModule = setting(values.agents, ENV.agents);
   if (agentsModule === undefined)
     throw new UsageError(`worker: --agents is required (or set ${ENV.agents}) (see chamvi worker --help)`);
-  const { address, namespace, taskQueue } = temporalSettings(values);
+  const { address, namespace, taskQueue, connectionOptions } = temporalSettings(values);
+  const dataConverter = await loadDataConverter('worker', values['data-converter']);
   const store = await openStore('worker', values.store);
   try {
     const agents = await loadAgents('worker', agentsModule);
-    const connection = await connectWorker(address);
+    const connection = await connectWorker(address, connectionOptions);
     try {
-      const worker = await createAgentWorker({ connection, namespace, taskQueue, agents, store });
+      const worker = await createAgentWorker({
+        connection,
+        namespace,
+        taskQueue,
+        agents,
+        store,
+        ...(dataConverter !== undefined ? { workerOptions: { dataConverter } } : {}),
+      });
       const names = agents.map((a) =>
         'agent' in a && typeof a.agent === 'object' ? a.agent.name : (a as { name: string }).name,
       );
@@ -57,9 +66,12 @@ export async function workerCommand(args: string[]): Promise<number> {
   return 0;
 }
 
-/** A worker connection to `address`; an unreachable server is a {@link UsageError}. */
-export async function connectWorker(address: string): Promise<NativeConnection> {
-  const connecting = NativeConnection.connect({ address });
+/** A worker connection to `address` (TLS, API key from the profile); an unreachable server is a {@link UsageError}. */
+export async function connectWorker(
+  address: string,
+  connectionOptions: NativeConnectionOptions = {},
+): Promise<NativeConnection> {
+  const connecting = NativeConnection.connect({ ...connectionOptions, address });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${CONNECT_TIMEOUT_MS / 1000} s`)), CONNECT_TIMEOUT_MS);

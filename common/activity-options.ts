@@ -35,11 +35,15 @@ export type StoreActivityOptions = JsonActivityOptions;
 
 /**
  * Default options of the model-step activity: a model call may be slow, and provider errors
- * (rate limits, 5xx) are worth retrying with backoff. Invalid model output never reaches a retry:
- * it goes back to the model as a tool error.
+ * (rate limits, 5xx) are worth retrying with backoff. The step heartbeats while the provider call
+ * is in flight, so a worker that dies during it is noticed after the heartbeat timeout (as for
+ * tools), not after the start-to-close timeout. Provider errors no retry can fix (a missing or
+ * refused API key, an unknown model, an invalid request) fail the run at once; invalid model
+ * output never reaches a retry: it goes back to the model as a tool error.
  */
 export const DEFAULT_MODEL_STEP_OPTIONS: ModelStepActivityOptions = {
   startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
 };
 

@@ -24,4 +24,5 @@ export {
 export type * from './activity-contract.js';
 export type * from './approval-types.js';
 export type * from './effect-call-report.js';
+export type * from './run-effect-report.js';
 export type * from './json-messages.js';

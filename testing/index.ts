@@ -2,7 +2,12 @@
 // scripted model, the local GitHub server and the Temporal binary lookup belong to the demo
 // (demo/), which uses them too; the kit re-exports them.
 export { scriptedModel, type ScriptedStep, type ScriptedToolCall, type ScriptEntry } from '../demo/scripted-model.js';
-export { createDevServerEnvironment, createTimeSkippingEnvironment } from './test-environment.js';
+export {
+  createDevServerEnvironment,
+  createTimeSkippingEnvironment,
+  type DevServerEnvironmentOptions,
+} from './test-environment.js';
+export { TemporalServerNotFoundError } from './temporal-server-not-found-error.js';
 export { findTemporalBinary, temporalExecutable } from '../demo/temporal-binaries.js';
 export * from '../demo/github/index.js';
 export {

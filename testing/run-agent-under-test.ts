@@ -7,7 +7,7 @@ import type { IEffectStore } from '../src/stores/effect-store.js';
 import { createAgentWorker } from '../worker/create-agent-worker.js';
 import { startAgentRun, type StartAgentRunOptions } from '../worker/client.js';
 import type { AgentRunOutput } from '../workflows/agent-loop.js';
-import type { EffectCallReport } from '../common/index.js';
+import type { RunEffectReport } from '../common/index.js';
 import type { FaultInjector } from './fault-injector.js';
 import { createTimeSkippingEnvironment } from './test-environment.js';
 
@@ -27,7 +27,7 @@ export interface AgentTestRun {
   /** The run's output (text, steps, effect report, messages). */
   readonly output: AgentRunOutput;
   /** Shortcut to `output.effects`: one entry per effect call (key, tool, outcome, attempts, recordPending). */
-  readonly effects: EffectCallReport[];
+  readonly effects: RunEffectReport[];
   /** Every activity of the run, in order. */
   readonly activities: ActivitySummary[];
   /** How many activities of each type ran. */

@@ -2,6 +2,7 @@ import { NativeConnection, Worker, type WorkerOptions, type WorkerPlugin } from 
 import type { ManagedEffectStore } from '../src/stores/create-effect-store.js';
 import type { IEffectStore } from '../src/stores/effect-store.js';
 import { chamviPlugin, type ChamviPluginOptions } from './chamvi-plugin.js';
+import { resolveTemporalConnection } from './connection-settings.js';
 import { checkEffectStore } from './effect-store-check.js';
 import { workerHealthFromEnv, workerHealthPlugin, type WorkerHealthOptions } from './worker-health.js';
 
@@ -21,11 +22,20 @@ export interface AgentWorkerOptions extends Omit<ChamviPluginOptions, 'store'> {
    * store is meant to fail (a `FlakyEffectStore`); a real worker should always check.
    */
   readonly checkStore?: boolean;
-  /** A connection to the Temporal server; default: a new one to `address`, closed when the run ends. */
+  /**
+   * A connection to the Temporal server; default: a new one as {@link resolveTemporalConnection}
+   * resolves it (`profile`, `configFile`, the `TEMPORAL_*` variables, `address`), closed when the
+   * run ends.
+   */
   readonly connection?: NativeConnection;
-  /** Used when no connection is given. Default `TEMPORAL_ADDRESS` or `localhost:7233`. */
+  /** Used when no connection is given: wins over the profile and `TEMPORAL_ADDRESS`. Default `localhost:7233`. */
   readonly address?: string;
+  /** The namespace. Default: the profile's, else `TEMPORAL_NAMESPACE`, else `default`. */
   readonly namespace?: string;
+  /** The `@temporalio/envconfig` profile to connect with (TLS, API key, Temporal Cloud). Default `TEMPORAL_PROFILE`. */
+  readonly profile?: string;
+  /** The TOML config file of the profiles. Default `TEMPORAL_CONFIG_FILE`, else the user's `temporalio/temporal.toml`. */
+  readonly configFile?: string;
   /**
    * Serve `GET /health` while the worker runs (see `workerHealthPlugin`). Default: the port in
    * `CHAMVI_HEALTH_PORT` (host `CHAMVI_HEALTH_HOST`, default `127.0.0.1`) when set, else none;
@@ -51,11 +61,16 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   const owned: Array<() => Promise<void>> = [];
   if (checked.owned) owned.push(() => (checked.store as ManagedEffectStore).close());
   try {
-    const connection =
-      options.connection ??
-      (await NativeConnection.connect({
-        address: options.address ?? process.env['TEMPORAL_ADDRESS'] ?? 'localhost:7233',
-      }));
+    const resolved =
+      options.connection === undefined
+        ? resolveTemporalConnection({
+            ...(options.profile !== undefined ? { profile: options.profile } : {}),
+            ...(options.configFile !== undefined ? { configFile: options.configFile } : {}),
+            ...(options.address !== undefined ? { address: options.address } : {}),
+            ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
+          })
+        : undefined;
+    const connection = options.connection ?? (await NativeConnection.connect(resolved?.connectionOptions ?? {}));
     if (options.connection === undefined) owned.unshift(() => connection.close());
     const { workerOptions = {} } = options;
     const plugin = chamviPlugin({
@@ -67,7 +82,11 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
       ...workerOptions,
       connection,
       taskQueue: options.taskQueue,
-      ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
+      ...(options.namespace !== undefined
+        ? { namespace: options.namespace }
+        : resolved !== undefined
+          ? { namespace: resolved.namespace }
+          : {}),
       plugins: [
         // First, so it wraps the others: what it closes outlives the health endpoint and the run.
         ...(owned.length > 0 ? [closeWhenDone(owned)] : []),

@@ -11,7 +11,22 @@ export {
   type WorkerHealthOptions,
   type WorkerHealthReport,
 } from './worker-health.js';
-export { startAgentRun, runAgentWorkflow, type StartAgentRunOptions } from './client.js';
+export {
+  startAgentRun,
+  runAgentWorkflow,
+  AGENT_SEARCH_ATTRIBUTE,
+  type AgentRunStartOptions,
+  type StartAgentRunOptions,
+} from './client.js';
+export {
+  createAgentClient,
+  resolveTemporalConnection,
+  DEFAULT_TEMPORAL_ADDRESS,
+  DEFAULT_TEMPORAL_NAMESPACE,
+  type AgentClientOptions,
+  type ResolvedTemporalConnection,
+  type TemporalConnectionSettings,
+} from './connection-settings.js';
 export { chamviWorkflowsPath } from './workflows-path.js';
 export {
   createChamviActivities,
@@ -20,6 +35,9 @@ export {
   type AgentRegistration,
   type ChamviActivitiesOptions,
   APPROVAL_SECRET_ENV,
+  EFFECT_METRICS,
+  ModelCallFailedError,
+  ModelCallRejectedError,
 } from '../activities/index.js';
 export {
   listPendingApprovals,

@@ -7,7 +7,7 @@ import { dispatchToolCalls } from './tool-dispatch.js';
 import type {
   ApprovalRecord,
   ChamviActivities,
-  EffectCallReport,
+  RunEffectReport,
   JsonMessage,
   RunRef,
   ModelStepActivityOptions,
@@ -29,7 +29,7 @@ export interface AgentCheckpoint {
   readonly step: number;
   readonly messages: JsonMessage[];
   readonly steps: StepSummary[];
-  readonly effects: EffectCallReport[];
+  readonly effects: RunEffectReport[];
   /** Approval decisions so far (absent in checkpoints of older versions). */
   readonly approvals?: ApprovalRecord[];
 }
@@ -71,8 +71,11 @@ export interface AgentRunOutput {
   /** The model's final text. */
   readonly text: string;
   readonly steps: StepSummary[];
-  /** Every effect call: key, tool, outcome (`recorded` | `reconciled` | `executed`), attempts. */
-  readonly effects: EffectCallReport[];
+  /**
+   * Every effect call: key, tool, outcome (`executed` | `reconciled` | `recorded`, or `failed` with
+   * its last error, or `denied` with the reason), attempts.
+   */
+  readonly effects: RunEffectReport[];
   /** Every approval decision: approved or denied, by whom (approver, timeout, policy), why. */
   readonly approvals: ApprovalRecord[];
   readonly messages: JsonMessage[];
@@ -193,7 +196,7 @@ function appendToolResults(
   }
 }
 
-function describeEffects(runId: string, effects: EffectCallReport[]): string {
-  const lines = effects.map((e) => `- ${e.toolName} · ${e.outcome} · attempt ${e.attempts} · \`${e.key}\``);
+function describeEffects(runId: string, effects: RunEffectReport[]): string {
+  const lines = effects.map((e) => `- ${e.toolName} · ${e.outcome} · attempts ${e.attempts} · \`${e.key}\``);
   return [`**run** \`${runId}\` · ${effects.length} effect call(s)`, ...lines.slice(-20)].join('\n');
 }

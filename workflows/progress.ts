@@ -1,5 +1,5 @@
 import { defineQuery } from '@temporalio/workflow';
-import type { EffectCallReport } from '../common/index.js';
+import type { RunEffectReport } from '../common/index.js';
 
 /** What the progress query answers while an agent runs. */
 export interface AgentProgress {
@@ -8,8 +8,8 @@ export interface AgentProgress {
   /** The step running or last run (0-based). */
   readonly step: number;
   readonly status: 'running' | 'completed';
-  /** Effect calls so far, in order. */
-  readonly effects: EffectCallReport[];
+  /** Effect calls so far, in order: every one, also those that failed or were denied. */
+  readonly effects: RunEffectReport[];
 }
 
 /** Query `chamvi.progress`: the current step and the effects so far. */

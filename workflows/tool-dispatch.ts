@@ -3,13 +3,13 @@ import { DEFAULT_STORE_OPTIONS, DEFAULT_TOOL_OPTIONS, toActivityOptions } from '
 import { ACTIVITY_NAMES } from '../common/activity-names.js';
 import { failurePolicyOf } from '../common/failure-policy.js';
 import type { ApprovalGate } from './approvals.js';
+import type { CallConversation } from './conversation-state.js';
 import type {
   ApprovalEvidence,
   ApprovalRecord,
   ChamviActivities,
-  EffectCallReport,
-  JsonMessage,
   JsonToolOutput,
+  RunEffectReport,
   RunRef,
   StoreActivityOptions,
   ToolCallPlan,
@@ -21,7 +21,8 @@ export interface DispatchedCall {
   readonly toolCallId: string;
   readonly toolName: string;
   readonly output: JsonToolOutput;
-  readonly report?: EffectCallReport;
+  /** Effect calls: how the call ended (also `failed` and `denied`). */
+  readonly report?: RunEffectReport;
   /** How the call's approval ended, when it needed one. */
   readonly approval?: ApprovalRecord;
 }
@@ -34,10 +35,13 @@ export interface DispatchedCall {
  * A call planned with an approval first waits at the gate; a denied call (by the approver, the
  * policy or the timeout) schedules nothing, so the remote is never touched, and the model gets an
  * `execution-denied` result with the reason.
+ *
+ * Every effect call gets a report entry, also one that failed (`failed`, with its last error and
+ * the attempts it took) or was denied (`denied`, with the reason, 0 attempts).
  */
 export async function dispatchToolCalls(
   run: RunRef,
-  messages: JsonMessage[],
+  seen: CallConversation,
   calls: ToolCallPlan[],
   storeOptions?: StoreActivityOptions,
   approvals?: { readonly gate: ApprovalGate; readonly step: number },
@@ -55,7 +59,18 @@ export async function dispatchToolCalls(
       }
       approval = await approvals.gate.decisionFor(call, approvals.step);
       if (!approval.approved) {
-        return { toolCallId, toolName, output: { type: 'execution-denied', reason: deniedReason(approval) }, approval };
+        const reason = deniedReason(approval);
+        const report: RunEffectReport | undefined =
+          call.kind === 'effect'
+            ? { key: call.key ?? '', toolName, toolCallId, outcome: 'denied', attempts: 0, reason }
+            : undefined;
+        return {
+          toolCallId,
+          toolName,
+          output: { type: 'execution-denied', reason },
+          approval,
+          ...(report !== undefined ? { report } : {}),
+        };
       }
     }
     const withApproval = approval === undefined ? {} : { approval };
@@ -64,7 +79,7 @@ export async function dispatchToolCalls(
     if (pending === undefined) {
       first = true;
       const evidence = approval === undefined ? undefined : approvals?.gate.evidenceFor(toolCallId);
-      pending = scheduleCall(run, messages, call, evidence);
+      pending = scheduleCall(run, seen, call, evidence, approvals?.step);
       if (call.key !== undefined) shared.set(call.key, pending);
     }
     try {
@@ -78,28 +93,42 @@ export async function dispatchToolCalls(
             : { ...result.report, toolCallId, outcome: 'recorded' as const };
       return { toolCallId, toolName, output: result.output, ...(report ? { report } : {}), ...withApproval };
     } catch (error) {
-      return {
-        toolCallId,
-        toolName,
-        output: { type: 'error-text', value: failureForModel(toolName, error) },
-        ...withApproval,
-      };
+      const output = { type: 'error-text', value: failureForModel(toolName, error) } as const;
+      const report: RunEffectReport | undefined =
+        call.kind === 'effect'
+          ? {
+              key: call.key ?? '',
+              toolName,
+              toolCallId,
+              outcome: 'failed',
+              attempts: attemptsOf(error, call),
+              error: lastError(error),
+            }
+          : undefined;
+      return { toolCallId, toolName, output, ...(report !== undefined ? { report } : {}), ...withApproval };
     }
   });
   return Promise.all(started);
 }
 
-/** Schedules the activity of one planned call (effect or plain). */
+/**
+ * Schedules the activity of one planned call (effect or plain). `seen` is what the model saw for
+ * the call's step: by reference (the activity reads it from the store when the tool looks), or
+ * whole for runs begun before 0.3.
+ */
 export function scheduleCall(
   run: RunRef,
-  messages: JsonMessage[],
+  seen: CallConversation,
   call: ToolCallPlan,
   approval?: ApprovalEvidence,
+  step?: number,
 ): Promise<ToolCallResult> {
-  const summary =
+  const what =
     call.kind === 'effect'
       ? `effect ${call.toolName} · key ${call.key ?? ''}`
       : `tool ${call.toolName} · call ${call.toolCallId}`;
+  // The UI names the step (runs begun before 0.3 keep their summaries).
+  const summary = step === undefined || seen.conversation === undefined ? what : `step ${step} · ${what}`;
   const activities = proxyActivities<ChamviActivities>({
     ...toActivityOptions(DEFAULT_TOOL_OPTIONS, call.options),
     summary: summary.length > 200 ? `${summary.slice(0, 197)}...` : summary,
@@ -109,7 +138,7 @@ export function scheduleCall(
     toolName: call.toolName,
     toolCallId: call.toolCallId,
     input: call.input,
-    messages,
+    ...(seen.conversation !== undefined ? { conversation: seen.conversation } : { messages: seen.messages }),
     ...(call.key !== undefined ? { key: call.key } : {}),
     ...(approval !== undefined ? { approval } : {}),
   };
@@ -162,4 +191,37 @@ function failureForModel(toolName: string, error: unknown): string {
   }
   const message = cause instanceof Error ? cause.message : String(cause);
   return `Tool ${toolName} failed after its retries: ${message}`;
+}
+
+/**
+ * How many attempts a failed call took: the attempt the activity put in its failure's details
+ * (`activities/failures.ts`), else the retry policy's maximum when Temporal says it was reached
+ * (a last attempt that timed out carries no details), else 1.
+ */
+function attemptsOf(error: unknown, call: ToolCallPlan): number {
+  const activity = error instanceof ActivityFailure ? error : undefined;
+  const cause = activity?.cause;
+  if (cause instanceof ApplicationFailure) {
+    const attempt = (cause.details?.[0] as { attempt?: unknown } | undefined)?.attempt;
+    if (typeof attempt === 'number' && attempt > 0) return attempt;
+  }
+  const maximum = toActivityOptions(DEFAULT_TOOL_OPTIONS, call.options).retry?.maximumAttempts;
+  if (activity?.retryState === 'MAXIMUM_ATTEMPTS_REACHED' && maximum !== undefined) return maximum;
+  return 1;
+}
+
+/** The last attempt's failure: its type and its message followed by its causes' messages. */
+function lastError(error: unknown): { type: string; message: string } {
+  const cause = error instanceof ActivityFailure && error.cause !== undefined ? error.cause : error;
+  const type =
+    cause instanceof ApplicationFailure
+      ? (cause.type ?? 'Error')
+      : cause instanceof Error
+        ? cause.constructor.name
+        : typeof cause;
+  const messages: string[] = [];
+  for (let at: unknown = cause; at instanceof Error && messages.length < 5; at = at.cause) {
+    if (at.message !== '' && !messages.includes(at.message)) messages.push(at.message);
+  }
+  return { type, message: messages.length > 0 ? messages.join(': ') : String(cause) };
 }

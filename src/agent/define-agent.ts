@@ -1,4 +1,4 @@
-import type { LanguageModel, ToolSet } from 'ai';
+import type { LanguageModel, TelemetryOptions, ToolSet } from 'ai';
 import { assertNoStrayHooks } from '../effects/define-effect-tool.js';
 
 const AGENT = Symbol.for('@chamvi/temporal/agent');
@@ -15,13 +15,25 @@ export interface AgentDefinition<TOOLS extends ToolSet = ToolSet> {
   readonly tools?: TOOLS;
   /** Upper bound on model steps per run. Default 20. */
   readonly maxSteps?: number;
+  /**
+   * The AI SDK's telemetry settings for every model call of the agent (`generateText`'s
+   * `telemetry`, called `experimental_telemetry` before AI SDK 7): `functionId`, `isEnabled`,
+   * `recordInputs`/`recordOutputs`, per-call `integrations`. Model spans then reach the
+   * integrations registered with `registerTelemetry` (the OpenTelemetry one of `@ai-sdk/otel`)
+   * or the ones given here. Default: none (the AI SDK's defaults).
+   */
+  readonly telemetry?: TelemetryOptions;
+  /** @deprecated AI SDK 6's name of {@link telemetry}; used when `telemetry` is not set. */
+  readonly experimental_telemetry?: TelemetryOptions;
 }
 
 /** An agent: a name, a model, instructions and tools, ready for `runAgent` or a Temporal worker. */
 export type Agent<TOOLS extends ToolSet = ToolSet> = Readonly<
-  Required<Omit<AgentDefinition<TOOLS>, 'instructions'>>
+  Required<Omit<AgentDefinition<TOOLS>, 'instructions' | 'telemetry' | 'experimental_telemetry'>>
 > & {
   readonly instructions: string | undefined;
+  /** The AI SDK telemetry settings of its model calls (`telemetry`, or `experimental_telemetry`). */
+  readonly telemetry?: TelemetryOptions;
   readonly [AGENT]: true;
 };
 
@@ -36,6 +48,7 @@ export const DEFAULT_MAX_STEPS = 20;
  */
 export function defineAgent<TOOLS extends ToolSet = ToolSet>(definition: AgentDefinition<TOOLS>): Agent<TOOLS> {
   const { name, model, instructions, tools, maxSteps } = definition;
+  const telemetry = definition.telemetry ?? definition.experimental_telemetry;
   if (typeof name !== 'string' || !/^[A-Za-z0-9_.-]+$/.test(name)) {
     throw new TypeError(
       `defineAgent: name must be a non-empty string of letters, digits, '_', '.', '-' (got ${JSON.stringify(name)}).`,
@@ -60,6 +73,7 @@ export function defineAgent<TOOLS extends ToolSet = ToolSet>(definition: AgentDe
     instructions,
     tools: Object.freeze({ ...(tools ?? {}) }) as TOOLS,
     maxSteps: maxSteps ?? DEFAULT_MAX_STEPS,
+    ...(telemetry !== undefined ? { telemetry } : {}),
     [AGENT]: true as const,
   });
 }

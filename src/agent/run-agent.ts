@@ -81,6 +81,7 @@ export async function runAgent(agent: Agent, options: RunAgentOptions): Promise<
       ({ steps }: { steps: ReadonlyArray<StepResult<ToolSet>> }) => definitionBug(steps.slice(-1)) !== undefined,
     ],
     ...(options.signal ? { abortSignal: options.signal } : {}),
+    ...(agent.telemetry !== undefined ? { telemetry: agent.telemetry } : {}),
   });
   const bug = definitionBug(result.steps);
   if (bug !== undefined) throw bug;

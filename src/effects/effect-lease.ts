@@ -39,8 +39,8 @@ export interface Lease {
 
 /**
  * Claims `key`. A live lease of another attempt is waited for with growing pauses (25 ms up to
- * 500 ms, never past its expiry) until `busyWaitMs` have passed, then {@link EffectBusyError}.
- * A finished key answers with its record instead.
+ * 500 ms, never past its expiry) until `busyWaitMs` have passed, then {@link EffectBusyError};
+ * `onBusy` is called when that wait begins. A finished key answers with its record instead.
  */
 export async function claimKey(
   store: IEffectStore & EffectClaims,
@@ -48,6 +48,7 @@ export async function claimKey(
   request: ClaimRequest,
   busyWaitMs: number,
   signal: AbortSignal,
+  onBusy?: () => void,
 ): Promise<{ lease: Lease } | { record: EffectRecord }> {
   const started = monotonicNow();
   for (let pause = 25; ; pause = Math.min(pause * 2, 500)) {
@@ -61,6 +62,7 @@ export async function claimKey(
     if (claimed.status === 'acquired')
       return { lease: { store, token: claimed.token, leaseMs: request.leaseMs, since: sent, lost: false } };
     if (claimed.status === 'done') return { record: claimed.record };
+    if (pause === 25) onBusy?.();
     const waited = Math.round(monotonicNow() - started);
     if (waited >= busyWaitMs) throw new EffectBusyError(key, waited);
     signal.throwIfAborted();

@@ -49,6 +49,11 @@ export interface EffectEnv {
   readonly abortGraceMs?: number;
   /** Called when the result could not be recorded after the effect (the call still succeeds). */
   readonly onRecordFailed?: (key: string, record: EffectRecordInput, error: unknown) => void;
+  /**
+   * Called once per call that has to wait for its key: another attempt holds a live claim on it, or
+   * an identical call is in flight in this process (for metrics; the wait itself is `busyWaitMs`).
+   */
+  readonly onBusyWait?: (key: string) => void;
 }
 
 /** One call of an effect tool. */
@@ -115,6 +120,7 @@ export async function applyEffect<INPUT, OUTPUT>(
   const calls = inFlightCalls(env.store);
   const running = calls.get(key);
   if (running !== undefined) {
+    env.onBusyWait?.(key);
     const resolution = (await awaitSharedCall(
       running,
       key,
@@ -176,7 +182,14 @@ async function runProtocol(
       attempt,
       fingerprint,
     };
-    const claimed = await claimKey(claims, key, request, env.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS, call.ctx.run.signal);
+    const claimed = await claimKey(
+      claims,
+      key,
+      request,
+      env.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS,
+      call.ctx.run.signal,
+      env.onBusyWait === undefined ? undefined : () => env.onBusyWait?.(key),
+    );
     if ('record' in claimed) return recorded(claimed.record, call, key, attempt);
     lease = claimed.lease;
   }
