@@ -1,4 +1,4 @@
-import type { ToolSet } from 'ai';
+import type { ToolExecutionOptions, ToolSet } from 'ai';
 import type { Agent } from '../src/agent/define-agent.js';
 import type { ToolApprovalSettings } from '../src/approvals/approval-policy.js';
 import type { ToolContext } from '../src/context/tool-context.js';
@@ -6,6 +6,9 @@ import { assertNoStrayHooks } from '../src/effects/define-effect-tool.js';
 import { ToolNotAllowedError, UnknownAgentError, UnknownToolError } from '../src/errors/errors.js';
 import { activityToolContext } from './activity-context.js';
 import { assertApproved } from './approval-check.js';
+import { callOptionsFor } from './call-conversation.js';
+import { ConversationLog } from '../src/conversation/conversation-log.js';
+import { MemoryConversationStore } from '../src/stores/memory-conversation.js';
 import type { ToolActivityOptions, ToolCallInput } from '../common/index.js';
 
 /**
@@ -52,6 +55,8 @@ export class AgentRegistry {
   constructor(
     entries: readonly AgentEntry[],
     private readonly approvalSecret?: string | Uint8Array,
+    /** Where tool calls read the conversation they were made in. Default: one in this process's memory. */
+    private readonly conversations: ConversationLog = new ConversationLog(new MemoryConversationStore()),
   ) {
     for (const entry of entries) {
       const registration: AgentRegistration =
@@ -83,21 +88,27 @@ export class AgentRegistry {
   }
 
   /**
-   * The agent and tool of a tool-call activity, with the run's ToolContext, after the agent's
-   * `allow` check and the approval check: a refused call throws {@link ToolNotAllowedError} or
-   * `ApprovalRequiredError` before anything else runs.
+   * The agent and tool of a tool-call activity, with the run's ToolContext and the call's AI SDK
+   * options (`messages` read from the conversation log when the call's conversation comes by
+   * reference), after the agent's `allow` check and the approval check: a refused call throws
+   * {@link ToolNotAllowedError} (before anything is read) or `ApprovalRequiredError` before anything
+   * else runs.
    */
-  async resolveCall(
-    input: ToolCallInput,
-  ): Promise<{ registration: AgentRegistration; tool: ToolSet[string]; ctx: ToolContext }> {
+  async resolveCall(input: ToolCallInput): Promise<{
+    registration: AgentRegistration;
+    tool: ToolSet[string];
+    ctx: ToolContext;
+    options: ToolExecutionOptions<ToolContext>;
+  }> {
     const registration = this.get(input.agent);
     const tool = this.tool(registration, input.toolName);
     const ctx = activityToolContext(input);
     if (registration.allow !== undefined && !registration.allow(input.toolName, ctx)) {
       throw new ToolNotAllowedError(input.toolName);
     }
-    await assertApproved(registration, tool, input, ctx, this.approvalSecret);
-    return { registration, tool, ctx };
+    const options = await callOptionsFor(input, ctx, this.conversations);
+    await assertApproved(registration, tool, input, ctx, this.approvalSecret, options);
+    return { registration, tool, ctx, options };
   }
 
   names(): string[] {

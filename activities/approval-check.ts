@@ -1,4 +1,4 @@
-import type { ModelMessage, ToolSet } from 'ai';
+import type { ToolExecutionOptions, ToolSet } from 'ai';
 import { resolveApproval } from '../src/approvals/approval-policy.js';
 import { verifyApprovalToken } from '../src/approvals/approval-token.js';
 import type { ToolContext } from '../src/context/tool-context.js';
@@ -7,7 +7,6 @@ import { inputFingerprint } from '../src/effects/effect-key.js';
 import { resolveEffectKey } from '../src/effects/effect-protocol.js';
 import { ApprovalRequiredError, EffectKeyMismatchError } from '../src/errors/errors.js';
 import type { ToolCallInput } from '../common/index.js';
-import { toolCallOptions } from './activity-context.js';
 import { APPROVAL_SECRET_ENV } from './approval-activities.js';
 import type { AgentRegistration } from './agent-registry.js';
 
@@ -33,9 +32,12 @@ export async function assertApproved(
   input: ToolCallInput,
   ctx: ToolContext,
   secret: string | Uint8Array | undefined,
+  options: ToolExecutionOptions<ToolContext>,
 ): Promise<void> {
   const call = { toolCallId: input.toolCallId, toolName: input.toolName, input: input.input };
-  const messages = input.messages as unknown as ModelMessage[];
+  // Read only when a rule or the tool's needsApproval may look at them: reading builds them from the store.
+  const messages =
+    registration.toolApproval !== undefined || typeof tool.needsApproval === 'function' ? options.messages : [];
   const required = await resolveApproval(tool, call, ctx, messages, registration.toolApproval);
   if (required.status === 'denied') {
     throw new ApprovalRequiredError(
@@ -57,7 +59,7 @@ export async function assertApproved(
   const verdict = verifyApprovalToken(secretKey, evidence.token, {
     runId: input.runId,
     toolCallId: input.toolCallId,
-    key: await effectKeyFor(tool, input, ctx),
+    key: await effectKeyFor(tool, input, ctx, options),
     fingerprint: inputFingerprint(input.input),
     approved: true,
   });
@@ -68,14 +70,19 @@ export async function assertApproved(
  * The key the token must name: for an effect tool, the key this worker computes for the input
  * (the one `applyEffect` will use), never the one the activity input carries; empty for a plain tool.
  */
-async function effectKeyFor(tool: ToolSet[string], input: ToolCallInput, ctx: ToolContext): Promise<string> {
+async function effectKeyFor(
+  tool: ToolSet[string],
+  input: ToolCallInput,
+  ctx: ToolContext,
+  options: ToolExecutionOptions<ToolContext>,
+): Promise<string> {
   if (!isEffectTool(tool)) return input.key ?? '';
   const key = await resolveEffectKey({
     tool,
     toolName: input.toolName,
     input: input.input,
     ctx,
-    options: toolCallOptions(input.toolCallId, input.messages, ctx),
+    options,
   });
   if (input.key !== undefined && input.key !== key) throw new EffectKeyMismatchError(input.toolName, input.key, key);
   return key;

@@ -6,7 +6,7 @@ import { applyEffect, resolveEffectKey, type EffectCall } from '../src/effects/e
 import { EffectKeyMismatchError, EffectResultTooLargeError, InvalidEffectToolError } from '../src/errors/errors.js';
 import type { IEffectStore } from '../src/stores/effect-store.js';
 import type { ToolCallInput, ToolCallResult } from '../common/index.js';
-import { activityLogger, keepHeartbeating, toolCallOptions } from './activity-context.js';
+import { activityLogger, keepHeartbeating } from './activity-context.js';
 import type { AgentRegistry } from './agent-registry.js';
 import { countBusyWait, countRecordRetry, observeEffectCall, type EffectCallObservation } from './effect-telemetry.js';
 import { withFailureMapping } from './failures.js';
@@ -20,6 +20,11 @@ export interface EffectCallSettings {
    * retry elsewhere waits and finds the record; past it the claim is released with a warning.
    */
   readonly abortGraceMs?: number;
+  /**
+   * Whether the worker's data converter offloads large payloads (External Storage): then a result
+   * over Temporal's payload limit travels as a reference and is not refused.
+   */
+  readonly offloadsLargePayloads?: () => boolean;
 }
 
 /** Temporal's default payload size limit (the server's `limit.blobSize.error`, 2 MiB): a larger tool result is refused. */
@@ -65,7 +70,7 @@ export function createEffectCallActivity(
         ...(error !== undefined ? { error } : {}),
       });
     const answered = withFailureMapping(async () => {
-      const { tool, ctx } = await registry.resolveCall(input);
+      const { tool, ctx, options } = await registry.resolveCall(input);
       if (!isEffectTool(tool)) {
         throw new InvalidEffectToolError(
           `Tool "${input.toolName}" of agent "${input.agent}" is not an effect tool on this worker; workers of one task queue must register the same agents.`,
@@ -78,7 +83,7 @@ export function createEffectCallActivity(
         toolName: input.toolName,
         input: input.input,
         ctx,
-        options: toolCallOptions(input.toolCallId, input.messages, ctx),
+        options,
       };
       // The key the workflow planned is checked, never trusted: approvals are bound to it, so an
       // activity input pairing one call's key with another input must not run under that approval.
@@ -111,9 +116,10 @@ export function createEffectCallActivity(
           ...(input.includeResult === true ? { result: resolved.result } : {}),
         };
         // Over Temporal's payload limit the completion would be refused and the attempt retried
-        // forever (the result is recorded, so never re-applied): fail it for good, by name.
+        // forever (the result is recorded, so never re-applied): fail it for good, by name, unless
+        // External Storage offloads it (the history then holds a reference).
         const bytes = Buffer.byteLength(JSON.stringify(answer));
-        if (bytes > MAX_RESULT_BYTES) {
+        if (bytes > MAX_RESULT_BYTES && settings.offloadsLargePayloads?.() !== true) {
           throw new EffectResultTooLargeError(input.toolName, resolved.report.key, bytes, MAX_RESULT_BYTES);
         }
         return answer;

@@ -7,6 +7,9 @@ import { createEffectCallActivity } from './effect-call.js';
 import { createEffectStoreActivities } from './effect-store-activities.js';
 import { createModelStepActivity } from './model-step.js';
 import { createToolCallActivity } from './tool-call.js';
+import { conversationStoreOf } from './conversation-store-of.js';
+import { ConversationLog } from '../src/conversation/conversation-log.js';
+import type { ConversationStore } from '../src/stores/conversation-store.js';
 
 export { AgentRegistry, type AgentEntry, type AgentRegistration } from './agent-registry.js';
 export { APPROVAL_SECRET_ENV } from './approval-activities.js';
@@ -31,6 +34,17 @@ export interface ChamviActivitiesOptions {
    * `CHAMVI_APPROVAL_SECRET` environment variable; without one, every approval decision is refused.
    */
   readonly approvalSecret?: string | Uint8Array;
+  /**
+   * Where the runs' conversations are kept (entries the model steps write and the tool calls read).
+   * Default: `store`, which every store this library ships can do; a custom store without it
+   * gets one in this process's memory (the runs then work on one worker process only).
+   */
+  readonly conversationStore?: ConversationStore;
+  /**
+   * Whether the worker's data converter offloads large payloads (External Storage); then an effect
+   * result over Temporal's payload limit is not refused. The plugin sets it.
+   */
+  readonly offloadsLargePayloads?: () => boolean;
 }
 
 /**
@@ -39,15 +53,16 @@ export interface ChamviActivitiesOptions {
  * (the worker factory and plugin do it for you).
  */
 export function createChamviActivities(options: ChamviActivitiesOptions): ChamviActivities {
-  const registry = new AgentRegistry(options.agents, options.approvalSecret);
+  // One log per worker: its cache spares the store reads of the runs this worker ran last.
+  const conversations = new ConversationLog(conversationStoreOf(options).store);
+  const registry = new AgentRegistry(options.agents, options.approvalSecret, conversations);
   const storeActivities = createEffectStoreActivities(options.store);
   return {
-    [ACTIVITY_NAMES.modelStep]: createModelStepActivity(registry),
-    [ACTIVITY_NAMES.effectCall]: createEffectCallActivity(
-      registry,
-      options.store,
-      options.abortGraceMs !== undefined ? { abortGraceMs: options.abortGraceMs } : {},
-    ),
+    [ACTIVITY_NAMES.modelStep]: createModelStepActivity(registry, conversations),
+    [ACTIVITY_NAMES.effectCall]: createEffectCallActivity(registry, options.store, {
+      ...(options.abortGraceMs !== undefined ? { abortGraceMs: options.abortGraceMs } : {}),
+      ...(options.offloadsLargePayloads !== undefined ? { offloadsLargePayloads: options.offloadsLargePayloads } : {}),
+    }),
     [ACTIVITY_NAMES.toolCall]: createToolCallActivity(registry),
     [ACTIVITY_NAMES.recordEffect]: storeActivities.recordEffect,
     [ACTIVITY_NAMES.verifyApproval]: createVerifyApprovalActivity(options.approvalSecret),

@@ -8,6 +8,8 @@ import { activityToolContext, keepHeartbeating, toolCallOptions } from './activi
 import type { ToolContext } from '../src/context/tool-context.js';
 import type { AgentRegistration, AgentRegistry } from './agent-registry.js';
 import { withFailureMapping } from './failures.js';
+import { stepConversation } from './step-conversation.js';
+import type { ConversationLog } from '../src/conversation/conversation-log.js';
 import { modelCallFailure, modelName } from './model-call-error.js';
 import { mergeActivityOptions } from '../common/activity-options.js';
 import { toolsContextFor } from '../src/agent/tools-context.js';
@@ -19,13 +21,19 @@ import { toolsContextFor } from '../src/agent/tools-context.js';
  * For each valid call it plans the activity that will run it, with the effect key computed once
  * (so identical effect calls of the step can share one activity).
  *
+ * The conversation comes by reference: the key of its last stored entry and the messages not
+ * stored yet (the prompt, the last step's tool results). The step reads the rest from the
+ * conversation log (this worker's cache, else the shared store), stores the new messages and the
+ * model's answer as entries, and returns the new head, so its input and result stay the same size
+ * however long the run gets. An input with `messages` (a run begun before 0.3) is answered as then.
+ *
  * The AI SDK's own retries are off: provider errors a retry can fix (429, 5xx, network) are left
  * to Temporal's retry policy, honouring the provider's retry-after; the ones it cannot fix (no or
  * a refused API key, no such model, an invalid request) fail the step non-retryably
  * (`ModelCallRejectedError`), which fails the run at once. The step heartbeats while the provider
  * call is in flight.
  */
-export function createModelStepActivity(registry: AgentRegistry) {
+export function createModelStepActivity(registry: AgentRegistry, log: ConversationLog) {
   return async function modelStep(input: ModelStepInput): Promise<ModelStepResult> {
     return withFailureMapping(async () => {
       const registration = registry.get(input.agent);
@@ -38,10 +46,11 @@ export function createModelStepActivity(registry: AgentRegistry) {
       }
       const stop = keepHeartbeating();
       try {
+        const conversation = await stepConversation(input, log);
         const result = await generateText({
           model: agent.model,
           ...(agent.instructions !== undefined ? { instructions: agent.instructions } : {}),
-          messages: input.messages as unknown as ModelMessage[],
+          messages: conversation.messages as unknown as ModelMessage[],
           tools: offered,
           toolsContext: toolsContextFor(offered, ctx),
           stopWhen: isStepCount(1),
@@ -65,7 +74,7 @@ export function createModelStepActivity(registry: AgentRegistry) {
             continue;
           }
           const options = mergeActivityOptions(registration.toolDefaults, registration.tools?.[call.toolName]);
-          const approval = await approvalPlan(registration, tool, call, ctx, input.messages);
+          const approval = await approvalPlan(registration, tool, call, ctx, conversation.messages);
           const approved = approval === undefined ? {} : { approval };
           if (!isEffectTool(tool)) {
             toolCalls.push({
@@ -83,7 +92,7 @@ export function createModelStepActivity(registry: AgentRegistry) {
             toolName: call.toolName,
             input: call.input,
             ctx,
-            options: toolCallOptions(call.toolCallId, input.messages, ctx),
+            options: toolCallOptions(call.toolCallId, conversation.messages, ctx),
           });
           toolCalls.push({
             toolCallId: call.toolCallId,
@@ -95,8 +104,11 @@ export function createModelStepActivity(registry: AgentRegistry) {
             ...approved,
           });
         }
+        const response = result.response.messages as unknown as JsonMessage[];
+        // The model's final answer closes the run's conversation: its retention starts.
+        const stored = await conversation.answer(response, toolCalls.length === 0 && refusedCalls.length === 0);
         return {
-          responseMessages: result.response.messages as unknown as JsonMessage[],
+          ...(stored === undefined ? { responseMessages: response } : { conversation: stored }),
           text: result.text,
           finishReason: result.finishReason,
           toolCalls,

@@ -1,7 +1,7 @@
 import { isAsyncIterable } from '../src/effects/effect-result.js';
 import { UnknownToolError } from '../src/errors/errors.js';
 import type { ToolCallInput, ToolCallResult } from '../common/index.js';
-import { keepHeartbeating, toolCallOptions } from './activity-context.js';
+import { keepHeartbeating } from './activity-context.js';
 import type { AgentRegistry } from './agent-registry.js';
 import { withFailureMapping } from './failures.js';
 import { toModelOutput } from './model-output.js';
@@ -14,11 +14,11 @@ import { toModelOutput } from './model-output.js';
 export function createToolCallActivity(registry: AgentRegistry) {
   return async function toolCall(input: ToolCallInput): Promise<ToolCallResult> {
     return withFailureMapping(async () => {
-      const { tool, ctx } = await registry.resolveCall(input);
+      const { tool, options } = await registry.resolveCall(input);
       if (typeof tool.execute !== 'function') throw new UnknownToolError(input.toolName, input.agent, []);
       const stop = keepHeartbeating();
       try {
-        const produced: unknown = tool.execute(input.input, toolCallOptions(input.toolCallId, input.messages, ctx));
+        const produced: unknown = tool.execute(input.input, options);
         let result: unknown;
         if (isAsyncIterable(produced)) for await (const chunk of produced) result = chunk;
         else result = await produced;

@@ -4,6 +4,7 @@ import type { EffectRecordInput } from '../src/stores/effect-store.js';
 import type { ToolActivityOptions } from './activity-options.js';
 import type { ApprovalEvidence, ApprovalPlan } from './approval-types.js';
 import type { EffectCallReport } from './effect-call-report.js';
+import type { CallConversationRef, ConversationRef, ModelStepConversation } from './conversation-ref.js';
 import type { JsonMessage, JsonToolOutput } from './json-messages.js';
 
 /** The run a step or call belongs to, as activities receive it. */
@@ -19,7 +20,10 @@ export interface RunRef {
 export interface ModelStepInput extends RunRef {
   /** 0-based index of the step within the run. */
   readonly step: number;
-  readonly messages: JsonMessage[];
+  /** The conversation by reference: the activity reads the stored part and stores the rest. */
+  readonly conversation?: ConversationRef;
+  /** The whole conversation: how runs begun before 0.3 call the step (and are answered with `responseMessages`). */
+  readonly messages?: JsonMessage[];
 }
 
 /** A valid tool call of a step, planned by the model-step activity (which knows the tools). */
@@ -39,8 +43,13 @@ export interface ToolCallPlan {
 
 /** Output of the model-step activity. */
 export interface ModelStepResult {
-  /** Messages to append to the conversation (the assistant message, and errors for invalid calls). */
-  readonly responseMessages: JsonMessage[];
+  /** What the step stored (for an input with `conversation`): the new head, and what the tool calls see. */
+  readonly conversation?: ModelStepConversation;
+  /**
+   * Messages to append to the conversation (the assistant message, and errors for invalid calls):
+   * only for an input with `messages` (a run begun before 0.3).
+   */
+  readonly responseMessages?: JsonMessage[];
   readonly text: string;
   readonly finishReason: string;
   readonly toolCalls: ToolCallPlan[];
@@ -57,8 +66,16 @@ export interface ToolCallInput extends RunRef {
   readonly toolCallId: string;
   readonly input: unknown;
   readonly key?: string;
-  /** The messages sent to the model for the step that produced the call (AI SDK's `options.messages`). */
-  readonly messages: JsonMessage[];
+  /**
+   * What the model saw for the step that produced the call (AI SDK's `options.messages`), by
+   * reference: the activity reads it from the store when the tool looks.
+   */
+  readonly conversation?: CallConversationRef;
+  /**
+   * The same, whole: from workflow-side tools (`effectToolCalls`) and runs begun before 0.3. With
+   * neither, the tool sees no messages.
+   */
+  readonly messages?: JsonMessage[];
   /** Also return the tool's raw result (for workflow-side tools that call effect tools; see `callEffectTool`). */
   readonly includeResult?: boolean;
   /** How the call's approval was decided, when it needed one; the activity checks it again. */

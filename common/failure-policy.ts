@@ -71,6 +71,8 @@ export const FAILURE_CATALOGUE = {
   MissingPeerDependencyError: { retried: false, then: 'run' },
   /** Raised by workflow code: a run started with neither or both of prompt and messages, a bad duration. */
   InvalidAgentInputError: { retried: false, then: 'run' },
+  /** The run's conversation lacks an entry in the store (pruned, or the workers use different stores). */
+  ConversationEntryMissingError: { retried: false, then: 'run' },
   /** The model provider refused the step for good: no or a refused API key (401, 403), no such model (404), an invalid request or prompt. */
   ModelCallRejectedError: { retried: false, then: 'run' },
 
@@ -93,6 +95,8 @@ export const FAILURE_CATALOGUE = {
   GitCommandError: { retried: true, then: 'model' },
   /** An HTTP API refused a request sent with an Idempotency-Key: 408, 425, 429, 5xx are retried, other 4xx are not. */
   IdempotentRequestError: { retried: 'by-status', then: 'model' },
+  /** A payload External Storage offloaded to the store cannot be read back (the store is down, or another one). */
+  OffloadedPayloadMissingError: { retried: true, then: 'model' },
 
   // Retried by the model step's retry policy (honouring the provider's retry-after); after the last attempt the run fails.
   /** The model provider failed the step in a way a retry can fix (429, 5xx, a timeout). */

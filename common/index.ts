@@ -26,3 +26,4 @@ export type * from './approval-types.js';
 export type * from './effect-call-report.js';
 export type * from './run-effect-report.js';
 export type * from './json-messages.js';
+export type * from './conversation-ref.js';

@@ -84,6 +84,24 @@ export {
 } from './stores/effect-store.js';
 export { DEFAULT_RETENTION_MS, type RetentionOptions } from './stores/retention.js';
 export { MemoryEffectStore, type MemoryEffectStoreOptions } from './stores/memory-effect-store.js';
+// Run conversations in the store, by reference (issue 16): content-addressed entries, the store capability, the reader.
+export {
+  chainEntries,
+  conversationEntryKey,
+  conversationRoot,
+  type ConversationEntry,
+} from './conversation/conversation-entry.js';
+export {
+  ABANDONED_RUN_MS,
+  hasConversationStore,
+  type AppendConversationOptions,
+  type ConversationStore,
+} from './stores/conversation-store.js';
+export { MemoryConversationStore, type MemoryConversationStoreOptions } from './stores/memory-conversation.js';
+export { ConversationCache, DEFAULT_CONVERSATION_CACHE_BYTES } from './conversation/conversation-cache.js';
+export { ConversationLog, messagesOf } from './conversation/conversation-log.js';
+export { loadConversation, type ConversationSource } from './conversation/load-conversation.js';
+export { ConversationEntryMissingError, OffloadedPayloadMissingError } from './errors/errors.js';
 export { defineAgent, isAgent, DEFAULT_MAX_STEPS, type Agent, type AgentDefinition } from './agent/define-agent.js';
 export { wrapToolsForRun, type AllowTool, type WrapOptions } from './agent/wrap-tools-for-run.js';
 export { runAgent, type AgentPrompt, type AgentRunResult, type RunAgentOptions } from './agent/run-agent.js';

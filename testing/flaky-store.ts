@@ -9,6 +9,7 @@ import type {
   IEffectStore,
 } from '../src/stores/effect-store.js';
 import { hasClaims } from '../src/stores/effect-store.js';
+import { hasConversationStore, type ConversationStore } from '../src/stores/conversation-store.js';
 
 /** Store operations a {@link FlakyEffectStore} can fail. */
 export type StoreOperation = 'get' | 'put' | 'claim' | 'complete' | 'release' | 'renew';
@@ -48,6 +49,17 @@ export class FlakyEffectStore implements IEffectStore, EffectClaims {
       // Without claims, present none: the protocol then uses get/put only.
       for (const op of ['claim', 'complete', 'release', 'renew'] as const)
         (this as Record<string, unknown>)[op] = undefined;
+    }
+    // Run conversations and offloaded payloads pass through untouched (workers sharing the wrapped
+    // store share them): only the effect store's own operations fail here.
+    if (hasConversationStore(inner)) {
+      const conversation: ConversationStore = inner;
+      Object.assign(this, {
+        appendConversation: conversation.appendConversation.bind(inner),
+        loadConversation: conversation.loadConversation.bind(inner),
+        putPayload: conversation.putPayload.bind(inner),
+        getPayload: conversation.getPayload.bind(inner),
+      });
     }
   }
 

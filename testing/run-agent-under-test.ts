@@ -8,6 +8,8 @@ import { createAgentWorker } from '../worker/create-agent-worker.js';
 import { startAgentRun, type StartAgentRunOptions } from '../worker/client.js';
 import type { AgentRunOutput } from '../workflows/agent-loop.js';
 import type { RunEffectReport } from '../common/index.js';
+import { conversationStoreOf } from '../activities/conversation-store-of.js';
+import { loadConversation } from '../src/conversation/load-conversation.js';
 import type { FaultInjector } from './fault-injector.js';
 import { createTimeSkippingEnvironment } from './test-environment.js';
 
@@ -24,8 +26,10 @@ export interface ActivitySummary {
 
 /** What {@link runAgentUnderTest} returns. */
 export interface AgentTestRun {
-  /** The run's output (text, steps, effect report, messages). */
+  /** The run's output (text, steps, effect report, the conversation's reference). */
   readonly output: AgentRunOutput;
+  /** The run's conversation, oldest message first, read from the store its workers kept it in. */
+  readonly messages: ReadonlyArray<{ readonly role: string; readonly content: unknown }>;
   /** Shortcut to `output.effects`: one entry per effect call (key, tool, outcome, attempts, recordPending). */
   readonly effects: RunEffectReport[];
   /** Every activity of the run, in order. */
@@ -78,6 +82,8 @@ export async function runAgentUnderTest(options: RunAgentUnderTestOptions): Prom
       return faults === undefined ? store : faults.wrapStore(store);
     };
     const count = Math.max(1, options.workers ?? 1);
+    // Made once: the conversation is read back from the store worker 0 was given.
+    const stores = Array.from({ length: count }, (_, i) => storeOf(i));
     const workers = await Promise.all(
       Array.from({ length: count }, (_, i) =>
         createAgentWorker({
@@ -85,7 +91,7 @@ export async function runAgentUnderTest(options: RunAgentUnderTestOptions): Prom
           ...(env.namespace !== undefined ? { namespace: env.namespace } : {}),
           taskQueue,
           agents,
-          store: storeOf(i),
+          store: stores[i] as IEffectStore,
           // A store that fails (FlakyEffectStore) is what some runs under test are about.
           checkStore: false,
           workerOptions: options.workflowBundle !== undefined ? { workflowBundle: options.workflowBundle } : {},
@@ -99,7 +105,8 @@ export async function runAgentUnderTest(options: RunAgentUnderTestOptions): Prom
       const activities = await summarizeActivities(handle);
       const counts: Record<string, number> = {};
       for (const a of activities) counts[a.type] = (counts[a.type] ?? 0) + 1;
-      return { output, effects: output.effects, activities, counts, handle };
+      const messages = await loadConversation(conversationStoreOf({ store: stores[0] as IEffectStore }).store, output);
+      return { output, messages, effects: output.effects, activities, counts, handle };
     };
     return await runAll(workers, body);
   } finally {

@@ -1,5 +1,7 @@
 import { SimplePlugin } from '@temporalio/plugin';
 import { createChamviActivities, type ChamviActivitiesOptions } from '../activities/index.js';
+import { conversationStoreOf } from '../activities/conversation-store-of.js';
+import { chamviExternalStorage, type ChamviExternalStorageOptions } from './store-storage-driver.js';
 import { chamviWorkflowsPath } from './workflows-path.js';
 
 /** What {@link chamviPlugin} takes: the activities' options, and optionally your own workflows. */
@@ -10,6 +12,16 @@ export interface ChamviPluginOptions extends ChamviActivitiesOptions {
    * `false` leaves workflows to the worker's own options (a prebuilt `workflowBundle`, say).
    */
   readonly workflowsPath?: string | false;
+  /**
+   * Temporal External Storage for large payloads (a big tool result, a big prompt), kept in the
+   * workers' store: payloads of `thresholdBytes` (default 32 KiB) and more travel as a reference,
+   * so no payload reaches Temporal's 2 MiB limit and the history stays small. On by default when
+   * the store is shared (SQLite, PostgreSQL; not the memory store) and the installed Temporal SDK
+   * has External Storage (1.24 and later); a data converter that already has `externalStorage`
+   * (your S3 or GCS drivers) is kept as it is. `false` turns it off. Clients that read such runs
+   * need the same: `chamviDataConverter(store)`.
+   */
+  readonly externalStorage?: ChamviExternalStorageOptions | false;
 }
 
 /**
@@ -22,9 +34,29 @@ export interface ChamviPluginOptions extends ChamviActivitiesOptions {
  * ```
  */
 export function chamviPlugin(options: ChamviPluginOptions): SimplePlugin {
-  const activities = createChamviActivities(options);
+  const conversations = conversationStoreOf(options);
+  // Set once the worker's data converter is known: an effect result over the payload limit is then offloaded, not refused.
+  let offloads = false;
+  const activities = createChamviActivities({
+    ...options,
+    conversationStore: conversations.store,
+    offloadsLargePayloads: () => offloads,
+  });
+  // In one process's memory the payloads would be lost to every other worker: offload only to a shared store.
+  const storage =
+    options.externalStorage === false || !conversations.shared
+      ? undefined
+      : chamviExternalStorage(conversations.store, options.externalStorage ?? {});
   return new SimplePlugin({
     name: 'chamvi',
+    dataConverter: (existing) => {
+      if (existing?.externalStorage !== undefined || storage === undefined) {
+        offloads = existing?.externalStorage !== undefined;
+        return existing ?? {};
+      }
+      offloads = true;
+      return { ...existing, externalStorage: storage };
+    },
     activities: (existing) => ({ ...(existing ?? {}), ...activities }),
     workflowsPath: (existing) =>
       options.workflowsPath === false

@@ -1,18 +1,33 @@
-import { ApplicationFailure, proxyActivities, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  patched,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { DEFAULT_MODEL_STEP_OPTIONS, toActivityOptions } from '../common/activity-options.js';
 import { ACTIVITY_NAMES } from '../common/activity-names.js';
 import { ApprovalGate } from './approvals.js';
 import { agentProgressQuery, type AgentProgress } from './progress.js';
+import { ConversationState } from './conversation-state.js';
 import { dispatchToolCalls } from './tool-dispatch.js';
 import type {
   ApprovalRecord,
   ChamviActivities,
   RunEffectReport,
+  ConversationRef,
   JsonMessage,
   RunRef,
   ModelStepActivityOptions,
   StoreActivityOptions,
 } from '../common/index.js';
+
+/**
+ * The change that took the conversation out of the event history (0.3): runs that began before it
+ * replay and finish the old way, with the whole conversation in every activity input.
+ */
+export const CONVERSATION_IN_STORE_PATCH = 'chamvi.conversation-in-store';
 
 /** One model step of a run, as the run's result lists it. */
 export interface StepSummary {
@@ -27,7 +42,10 @@ export interface AgentCheckpoint {
   readonly runId: string;
   /** Steps done so far. */
   readonly step: number;
-  readonly messages: JsonMessage[];
+  /** The conversation by reference: the key of its last stored entry, and the messages not stored yet. */
+  readonly conversation?: ConversationRef;
+  /** The whole conversation: in checkpoints of runs begun before 0.3 (a run resumed from one stores it first). */
+  readonly messages?: JsonMessage[];
   readonly steps: StepSummary[];
   readonly effects: RunEffectReport[];
   /** Approval decisions so far (absent in checkpoints of older versions). */
@@ -78,7 +96,14 @@ export interface AgentRunOutput {
   readonly effects: RunEffectReport[];
   /** Every approval decision: approved or denied, by whom (approver, timeout, policy), why. */
   readonly approvals: ApprovalRecord[];
-  readonly messages: JsonMessage[];
+  /**
+   * The run's conversation by reference: the key of its last entry in the workers' store, and the
+   * tool results no model step saw (a run stopped by its step limit). Read it with
+   * `loadConversation(store, output)` or `chamvi show <workflow id>`.
+   */
+  readonly conversation?: ConversationRef;
+  /** The whole conversation: only in the output of runs begun before 0.3. */
+  readonly messages?: JsonMessage[];
 }
 
 /**
@@ -86,6 +111,11 @@ export interface AgentRunOutput {
  * activity per tool call (identical effect calls share one), until the model stops calling tools
  * or the step limit is reached. Deterministic and workflow-safe: call it from your own workflows
  * (signals, timers and child workflows keep working around it). Registers the progress query.
+ *
+ * The conversation does not travel through the event history: each model step stores it in the
+ * workers' store as content-addressed entries, and the workflow carries only the key of the last
+ * one and the messages not stored yet (the step's tool results), so a step adds the same few bytes
+ * to the history however long the run is. Runs begun before 0.3 finish the way they began.
  */
 export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunOutput> {
   const start = startingPoint(options);
@@ -96,7 +126,11 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
     ...(options.state !== undefined ? { state: options.state } : {}),
     ...(options.artifacts !== undefined ? { artifacts: options.artifacts } : {}),
   };
-  const messages = [...start.messages];
+  // Runs begun before 0.3 replay without the change (their history has no marker here), so they
+  // finish as they began, with the whole conversation in every activity input.
+  const conversation = patched(CONVERSATION_IN_STORE_PATCH)
+    ? ConversationState.stored(start)
+    : ConversationState.inline(start);
   const steps = [...start.steps];
   const effects = [...start.effects];
   const approvals = [...(start.approvals ?? [])];
@@ -104,26 +138,37 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
   const progress = { runId: run.runId, agent: run.agent, step: start.step, status: 'running' } as {
     -readonly [K in keyof AgentProgress]: AgentProgress[K];
   };
-  setHandler(agentProgressQuery, () => ({ ...progress, effects: [...effects] }));
+  setHandler(agentProgressQuery, () => ({
+    ...progress,
+    effects: [...effects],
+    ...(conversation.inlined ? {} : conversation.snapshot()),
+  }));
 
-  const modelStep = proxyActivities<ChamviActivities>({
-    ...toActivityOptions(DEFAULT_MODEL_STEP_OPTIONS, options.activityOptions?.modelStep),
+  const modelStepOptions = toActivityOptions(DEFAULT_MODEL_STEP_OPTIONS, options.activityOptions?.modelStep);
+  const legacyModelStep = proxyActivities<ChamviActivities>({
+    ...modelStepOptions,
     summary: `model step · agent ${run.agent}`,
   })[ACTIVITY_NAMES.modelStep];
 
   let text: string | undefined;
   for (let step = start.step; ; step++) {
     if (step > start.step || options.checkpoint !== undefined) {
-      await options.beforeStep?.({ runId: run.runId, step, messages, steps, effects, approvals });
+      await options.beforeStep?.({ runId: run.runId, step, ...conversation.snapshot(), steps, effects, approvals });
     }
     progress.step = step;
+    // The UI names the step in each activity's summary (runs begun before 0.3 keep theirs).
+    const modelStep = conversation.inlined
+      ? legacyModelStep
+      : proxyActivities<ChamviActivities>({
+          ...modelStepOptions,
+          summary: `step ${step} · model · agent ${run.agent}`.slice(0, 200),
+        })[ACTIVITY_NAMES.modelStep];
+    const result = await modelStep({ ...run, step, ...conversation.modelStepInput() });
     // What the model saw for this step: the tool calls' `options.messages` (AI SDK semantics, and
     // what the model step computed the effect keys from), without the assistant response.
-    const stepMessages = [...messages];
-    const result = await modelStep({ ...run, step, messages });
-    messages.push(...result.responseMessages);
+    const seen = conversation.answered(result);
     text = result.text;
-    const dispatched = await dispatchToolCalls(run, stepMessages, result.toolCalls, options.activityOptions?.store, {
+    const dispatched = await dispatchToolCalls(run, seen, result.toolCalls, options.activityOptions?.store, {
       gate,
       step,
     });
@@ -135,7 +180,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
       ...dispatched,
       ...result.refusedCalls.map((c) => ({ ...c, output: { type: 'error-text', value: c.message } as const })),
     ];
-    if (answers.length > 0) appendToolResults(messages, answers);
+    if (answers.length > 0) conversation.addToolResults(answers);
     steps.push({
       step,
       text: result.text,
@@ -148,11 +193,11 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
     setCurrentDetails(describeEffects(run.runId, effects));
     const maxSteps = options.maxSteps ?? result.agentMaxSteps;
     // Invalid calls were answered by the model step itself (a tool message with their errors).
-    const answered = answers.length > 0 || result.responseMessages.some((m) => m.role === 'tool');
+    const answered = answers.length > 0 || conversation.endsWithToolMessage();
     if (!answered || steps.length >= maxSteps) break;
   }
   progress.status = 'completed';
-  return { runId: run.runId, text: text ?? '', steps, effects, approvals, messages };
+  return { runId: run.runId, text: text ?? '', steps, effects, approvals, ...conversation.snapshot() };
 }
 
 function startingPoint(options: AgentLoopOptions): AgentCheckpoint {
@@ -175,25 +220,6 @@ function startingPoint(options: AgentLoopOptions): AgentCheckpoint {
     effects: [],
     approvals: [],
   };
-}
-
-/** Adds the step's tool results in call order, into the tool message the model step may have started (invalid calls). */
-function appendToolResults(
-  messages: JsonMessage[],
-  answers: ReadonlyArray<{ toolCallId: string; toolName: string; output: unknown }>,
-): void {
-  const parts = answers.map(({ toolCallId, toolName, output }) => ({
-    type: 'tool-result',
-    toolCallId,
-    toolName,
-    output,
-  }));
-  const last = messages[messages.length - 1];
-  if (last !== undefined && last.role === 'tool' && Array.isArray(last.content)) {
-    messages[messages.length - 1] = { ...last, content: [...(last.content as unknown[]), ...parts] };
-  } else {
-    messages.push({ role: 'tool', content: parts });
-  }
 }
 
 function describeEffects(runId: string, effects: RunEffectReport[]): string {

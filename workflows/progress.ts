@@ -1,4 +1,5 @@
 import { defineQuery } from '@temporalio/workflow';
+import type { ConversationRef } from '../common/conversation-ref.js';
 import type { RunEffectReport } from '../common/index.js';
 
 /** What the progress query answers while an agent runs. */
@@ -8,6 +9,11 @@ export interface AgentProgress {
   /** The step running or last run (0-based). */
   readonly step: number;
   readonly status: 'running' | 'completed';
+  /**
+   * The conversation so far, by reference (runs begun since 0.3): the key of its last stored entry
+   * and the messages not stored yet; `loadConversation(store, progress)` reads it.
+   */
+  readonly conversation?: ConversationRef;
   /** Effect calls so far, in order: every one, also those that failed or were denied. */
   readonly effects: RunEffectReport[];
 }

@@ -6,7 +6,10 @@ const EFFECT_FENCE = Symbol.for('@chamvi/temporal/effect-fence');
  * with claims, the claim's fence number attached (non-enumerable).
  */
 export function withEffectCall<T extends object>(options: T, key: string, fence: number | undefined): T {
-  const attached = Object.defineProperty({ ...options }, EFFECT_KEY, { value: key, enumerable: false });
+  // A copy of the properties as they are, not their values: a getter (messages read from the store
+  // when a tool looks) stays a getter, and what the engine attached (the step index) stays attached.
+  const copy = Object.create(Object.getPrototypeOf(options) as object, Object.getOwnPropertyDescriptors(options)) as T;
+  const attached = Object.defineProperty(copy, EFFECT_KEY, { value: key, enumerable: false });
   return fence === undefined
     ? attached
     : Object.defineProperty(attached, EFFECT_FENCE, { value: fence, enumerable: false });

@@ -3,6 +3,17 @@ export interface StepIndexOptions {
   readonly messages: ReadonlyArray<{ readonly role: string }>;
 }
 
+const STEP_INDEX = Symbol.for('@chamvi/temporal/step-index');
+
+/**
+ * The call options with their step index attached (non-enumerable), for options whose `messages`
+ * are read from the store only when a tool looks: {@link stepIndex} then answers without reading
+ * them. The engine attaches it; the number is the count {@link stepIndex} would make.
+ */
+export function withStepIndex<T extends object>(options: T, step: number): T {
+  return Object.defineProperty(options, STEP_INDEX, { value: step, enumerable: false });
+}
+
 /**
  * The model step a tool call belongs to: the number of assistant messages in `options.messages`
  * (the messages sent to the model for the step that produced the call).
@@ -12,6 +23,8 @@ export interface StepIndexOptions {
  * to key an effect by step: `` `${ctx.run.runId}:comment:${input.issue}:${stepIndex(options)}` ``.
  */
 export function stepIndex(options: StepIndexOptions): number {
+  const attached = (options as { [STEP_INDEX]?: unknown })[STEP_INDEX];
+  if (typeof attached === 'number') return attached;
   let count = 0;
   for (const message of options.messages) if (message.role === 'assistant') count++;
   return count;

@@ -448,3 +448,38 @@ export class MissingPeerDependencyError extends ChamviError {
     );
   }
 }
+
+/**
+ * A run's conversation is not in the store: an entry the run's next step or tool call builds on
+ * (`key`) was never written to this store, or was pruned. The workers of a task queue must share
+ * one store (the same SQLite file on one machine, the same PostgreSQL database across machines);
+ * a memory store, or a custom store without conversations, keeps them in one process. Not retried:
+ * the run fails, since no answer of the model can bring the conversation back.
+ */
+export class ConversationEntryMissingError extends ChamviError {
+  static override readonly errorName = 'ConversationEntryMissingError';
+  readonly retryable = false;
+  constructor(
+    readonly runId: string,
+    readonly key: string,
+  ) {
+    super(
+      `The conversation of run ${runId} is missing entry ${key} in the store. Every worker of the task queue must use the same store (one SQLite file, or one PostgreSQL database), and the store's retention must outlive the run; start the run again if its conversation was pruned.`,
+    );
+  }
+}
+
+/**
+ * A payload Temporal's External Storage offloaded to the store is not there (pruned, or this
+ * worker or client uses another store than the worker that stored it). Retried: a store that
+ * cannot be reached right now fails the same way.
+ */
+export class OffloadedPayloadMissingError extends ChamviError {
+  static override readonly errorName = 'OffloadedPayloadMissingError';
+  readonly retryable = true;
+  constructor(readonly key: string) {
+    super(
+      `The payload ${key} that Temporal's External Storage offloaded to the chamvi store is not in it. Give every worker and client of the namespace the same store (chamviDataConverter(store)), and keep the store's retention longer than the workflows and their history retention.`,
+    );
+  }
+}

@@ -1,4 +1,5 @@
 import type { EffectClaims, EffectRecord, IEffectStore } from './effect-store.js';
+import type { ConversationStore } from './conversation-store.js';
 import { MemoryEffectStore } from './memory-effect-store.js';
 import { PostgresEffectStore } from './postgres-effect-store.js';
 import type { PgPoolConfig } from './postgres-types.js';
@@ -7,10 +8,11 @@ import { SqliteEffectStore } from './sqlite-effect-store.js';
 import { parseStoreSpec } from './store-spec.js';
 
 /**
- * An effect store this library ships: claims, plus inspection, pruning and closing.
- * {@link MemoryEffectStore}, {@link SqliteEffectStore} and {@link PostgresEffectStore} are all one.
+ * An effect store this library ships: claims, run conversations and offloaded payloads, plus
+ * inspection, pruning and closing. {@link MemoryEffectStore}, {@link SqliteEffectStore} and
+ * {@link PostgresEffectStore} are all one.
  */
-export interface ManagedEffectStore extends IEffectStore, EffectClaims {
+export interface ManagedEffectStore extends IEffectStore, EffectClaims, ConversationStore {
   /** Like {@link IEffectStore.put}, always returning the stored winner. */
   put(key: string, record: Parameters<IEffectStore['put']>[1]): Promise<EffectRecord>;
   /** Finished, unexpired records whose key starts with `prefix`, in key order. */

@@ -1,3 +1,5 @@
+import type { ConversationEntry } from '../conversation/conversation-entry.js';
+import type { AppendConversationOptions, ConversationStore } from './conversation-store.js';
 import type {
   ClaimRequest,
   ClaimResult,
@@ -8,6 +10,7 @@ import type {
   FencedResult,
   IEffectStore,
 } from './effect-store.js';
+import { MemoryConversationStore } from './memory-conversation.js';
 import { DEFAULT_RETENTION_MS, type RetentionOptions } from './retention.js';
 import { checkStorable, checkStorableFields } from './storage-key.js';
 import { checkClaimRequest, checkLease, checkPruneLimit, msOption, RETENTION_RANGE } from './store-options.js';
@@ -49,10 +52,12 @@ export interface MemoryEffectStoreOptions extends RetentionOptions {
 /**
  * An effect store in this process's memory, with claims. For tests and single-process runs:
  * everything is lost when the process exits, so it cannot close the crash window across worker
- * processes. Records are kept as JSON, exactly like the durable stores keep them.
+ * processes. Records are kept as JSON, exactly like the durable stores keep them; so are run
+ * conversations and offloaded payloads ({@link ConversationStore}).
  */
-export class MemoryEffectStore implements IEffectStore, EffectClaims {
+export class MemoryEffectStore implements IEffectStore, EffectClaims, ConversationStore {
   private readonly entries = new Map<string, Entry>();
+  private readonly conversations: MemoryConversationStore;
   private readonly now: () => number;
   private readonly retentionMs: number;
 
@@ -65,6 +70,27 @@ export class MemoryEffectStore implements IEffectStore, EffectClaims {
       DEFAULT_RETENTION_MS,
       RETENTION_RANGE,
     );
+    this.conversations = new MemoryConversationStore({ now: this.now, retentionMs: this.retentionMs });
+  }
+
+  appendConversation(
+    runId: string,
+    entries: readonly ConversationEntry[],
+    options?: AppendConversationOptions,
+  ): Promise<void> {
+    return this.conversations.appendConversation(runId, entries, options);
+  }
+
+  loadConversation(head: string): Promise<ConversationEntry[] | undefined> {
+    return this.conversations.loadConversation(head);
+  }
+
+  putPayload(key: string, data: Uint8Array): Promise<void> {
+    return this.conversations.putPayload(key, data);
+  }
+
+  getPayload(key: string): Promise<Uint8Array | undefined> {
+    return this.conversations.getPayload(key);
   }
 
   /** The finished record for `key`, or `undefined` (also when it has expired). */
@@ -135,11 +161,16 @@ export class MemoryEffectStore implements IEffectStore, EffectClaims {
 
   /**
    * Deletes up to `limit` (default 1000) expired finished records and abandoned claims (lease
-   * ended more than `retentionMs` ago); returns how many it deleted. See `ManagedEffectStore.prune`
-   * for why a claim is kept that long.
+   * ended more than `retentionMs` ago), then the conversations of runs closed more than
+   * `retentionMs` ago and expired payloads; returns how many it deleted. See
+   * `ManagedEffectStore.prune` for why a claim is kept that long.
    */
   prune(limit = 1000): Promise<number> {
-    return settle(() => this.pruneNow(checkPruneLimit(limit)));
+    return settle(() => {
+      const max = checkPruneLimit(limit);
+      const deleted = this.pruneNow(max);
+      return deleted + this.conversations.prune(max - deleted);
+    });
   }
 
   private pruneNow(limit: number): number {

@@ -1,4 +1,7 @@
+import type { ConversationEntry } from '../conversation/conversation-entry.js';
 import { EffectStoreError } from '../errors/errors.js';
+import { ABANDONED_RUN_MS, type AppendConversationOptions, type ConversationStore } from './conversation-store.js';
+import { pgConversationStatements, pgEntries, type PgConversationStatements } from './postgres-conversation.js';
 import type { ClaimRequest, ClaimResult, ClaimToken, EffectClaims, EffectRecord } from './effect-store.js';
 import type { EffectRecordInput, FencedResult, IEffectStore } from './effect-store.js';
 import { toRecordColumns } from './effect-row.js';
@@ -33,10 +36,15 @@ const CLAIM_TRIES = 3;
  *
  * `pg` is an optional peer dependency, loaded when the store first runs a statement; without it
  * the call fails with `MissingPeerDependencyError` (`npm install pg`).
+ *
+ * Next to the effects table it keeps the conversations of agent runs and the payloads Temporal's
+ * External Storage offloads ({@link ConversationStore}), in tables named after it (`<table>_conv`,
+ * `<table>_conv_runs`, `<table>_payloads`), created with it.
  */
-export class PostgresEffectStore implements IEffectStore, EffectClaims {
+export class PostgresEffectStore implements IEffectStore, EffectClaims, ConversationStore {
   private readonly conn: PgConnection;
   private readonly sql: PgStatements;
+  private readonly conv: PgConversationStatements;
   private readonly retentionMs: number;
 
   /** @param options a `postgres://` URL or {@link PostgresEffectStoreOptions}. */
@@ -46,6 +54,7 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims {
     const table = opts.table ?? 'chamvi_effects';
     const qualified = `${quoteIdentifier(schema, 'schema name')}.${quoteTableName(table)}`;
     this.sql = pgStatements(qualified);
+    this.conv = pgConversationStatements(schema, table);
     this.conn = new PgConnection(opts, schema, table);
     this.retentionMs = msOption(
       'PostgresEffectStore',
@@ -123,7 +132,9 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims {
 
   /**
    * Deletes up to `limit` (default 1000) expired finished records, then abandoned claims (lease
-   * ended more than `retentionMs` ago), in batches of 500; returns how many rows it deleted. See
+   * ended more than `retentionMs` ago), then the conversation entries of runs closed more than
+   * `retentionMs` ago (or abandoned, see `ABANDONED_RUN_MS`) and expired payloads, in batches of
+   * 500; returns how many rows it deleted (entries and payloads included). See
    * `ManagedEffectStore.prune` for why a claim is kept that long.
    */
   async prune(limit = 1000): Promise<number> {
@@ -140,7 +151,54 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims {
         if (changes < batch) break;
       }
     }
+    const ages = [this.retentionMs, Math.max(this.retentionMs, ABANDONED_RUN_MS)];
+    for (const [text, extra] of [
+      [this.conv.pruneEntries, ages],
+      [this.conv.prunePayloads, []],
+    ] as const) {
+      while (deleted < limit) {
+        const batch = Math.min(PRUNE_BATCH, limit - deleted);
+        const changes = (await this.conn.exec(text, [batch, ...extra])).rowCount ?? 0;
+        deleted += changes;
+        if (changes < batch) break;
+      }
+    }
+    // Runs whose entries are all gone: bookkeeping, not counted.
+    await this.conn.exec(this.conv.pruneRuns, [PRUNE_BATCH, ...ages]);
     return deleted;
+  }
+
+  /** Writes the entries the database lacks and marks the run open (or closed), in one statement. */
+  async appendConversation(
+    runId: string,
+    entries: readonly ConversationEntry[],
+    options: AppendConversationOptions = {},
+  ): Promise<void> {
+    const [keys, parents, jsons] = [
+      entries.map((e) => e.key),
+      entries.map((e) => e.parent),
+      entries.map((e) => e.json),
+    ];
+    await this.conn.exec(this.conv.append, [keys, parents, jsons, runId, options.close !== true]);
+  }
+
+  /** The conversation ending at `head`, oldest entry first, in one recursive query; `undefined` for an unknown head. */
+  async loadConversation(head: string): Promise<ConversationEntry[] | undefined> {
+    const rows = await this.query(this.conv.chain, [head]);
+    return rows.length === 0 ? undefined : pgEntries(rows);
+  }
+
+  async putPayload(key: string, data: Uint8Array): Promise<void> {
+    await this.conn.exec(this.conv.putPayload, [
+      key,
+      Buffer.from(data.buffer, data.byteOffset, data.byteLength),
+      this.retentionMs,
+    ]);
+  }
+
+  async getPayload(key: string): Promise<Uint8Array | undefined> {
+    const [row] = await this.query<{ data: Buffer }>(this.conv.getPayload, [key]);
+    return row === undefined ? undefined : new Uint8Array(row.data.buffer, row.data.byteOffset, row.data.byteLength);
   }
 
   /** Finished, unexpired records whose key starts with `prefix` (a run id, say), in key order. */

@@ -1,5 +1,6 @@
 import type { PgPoolClient } from './postgres-types.js';
 import { EffectStoreSchemaError } from '../errors/errors.js';
+import { ensurePgConversationSchema } from './postgres-conversation.js';
 
 /** Columns of the effects table and their `information_schema` data types; the check compares both. */
 const COLUMNS: Readonly<Record<string, string>> = {
@@ -140,6 +141,7 @@ export async function ensurePgSchema(
       ]);
       if ((claims?.found ?? null) === null) await sql(claimIndex(qualified, table));
     }
+    await ensurePgConversationSchema(sql, schema, table);
     await sql('COMMIT');
   } catch (error) {
     await sql('ROLLBACK').catch(() => undefined);

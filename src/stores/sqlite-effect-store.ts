@@ -1,4 +1,7 @@
+import type { ConversationEntry } from '../conversation/conversation-entry.js';
 import { EffectStoreError } from '../errors/errors.js';
+import { ABANDONED_RUN_MS, type AppendConversationOptions, type ConversationStore } from './conversation-store.js';
+import { toEntries } from './sqlite-conversation.js';
 import type {
   ClaimRequest,
   ClaimResult,
@@ -50,8 +53,12 @@ const PRUNE_BATCH = 500;
  * Calls are synchronous under the hood; a lock held by another process is waited for in short
  * blocking slices and asynchronous retries (up to `busyTimeoutMs`), so the event loop (and
  * Temporal heartbeats) keep running. Call {@link close} when done.
+ *
+ * Next to the effects table it keeps the conversations of agent runs and the payloads Temporal's
+ * External Storage offloads ({@link ConversationStore}), in tables named after it (`<table>_conv`,
+ * `<table>_conv_runs`, `<table>_payloads`), created on first use.
  */
-export class SqliteEffectStore implements IEffectStore, EffectClaims {
+export class SqliteEffectStore implements IEffectStore, EffectClaims, ConversationStore {
   readonly path: string;
   private readonly table: string;
   private readonly retentionMs: number;
@@ -149,7 +156,9 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims {
 
   /**
    * Deletes up to `limit` (default 1000) expired finished records, then abandoned claims (lease
-   * ended more than `retentionMs` ago), in batches of 500; returns how many rows it deleted. See
+   * ended more than `retentionMs` ago), then the conversation entries of runs closed more than
+   * `retentionMs` ago (or abandoned, see `ABANDONED_RUN_MS`) and expired payloads, in batches of
+   * 500; returns how many rows it deleted (entries and payloads included). See
    * `ManagedEffectStore.prune` for why a claim is kept that long.
    */
   async prune(limit = 1000): Promise<number> {
@@ -167,7 +176,52 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims {
         if (changes < batch) break;
       }
     }
+    const ages = { retention: this.retentionMs, abandoned: Math.max(this.retentionMs, ABANDONED_RUN_MS) };
+    for (const kind of ['pruneEntries', 'prunePayloads'] as const) {
+      while (deleted < limit) {
+        const batch = Math.min(PRUNE_BATCH, limit - deleted);
+        const changes = await this.conn.run((sql) =>
+          Number(sql.conversation[kind].run({ n: batch, ...(kind === 'pruneEntries' ? ages : {}) }).changes),
+        );
+        deleted += changes;
+        if (changes < batch) break;
+      }
+    }
+    // Runs whose entries are all gone: bookkeeping, not counted.
+    await this.conn.run((sql) => sql.conversation.pruneRuns.run({ n: PRUNE_BATCH, ...ages }));
     return deleted;
+  }
+
+  /** Writes the entries the file lacks and marks the run open (or closed), in one transaction. */
+  async appendConversation(
+    runId: string,
+    entries: readonly ConversationEntry[],
+    options: AppendConversationOptions = {},
+  ): Promise<void> {
+    await this.conn.run((sql) =>
+      this.conn.tx(() => {
+        for (const e of entries) {
+          sql.conversation.insertEntry.run({ key: e.key, parent: e.parent, run: runId, json: e.json });
+        }
+        sql.conversation.touchRun.run({ run: runId, open: options.close === true ? 0 : 1 });
+      }),
+    );
+  }
+
+  /** The conversation ending at `head`, oldest entry first, in one recursive query; `undefined` for an unknown head. */
+  async loadConversation(head: string): Promise<ConversationEntry[] | undefined> {
+    return this.conn.run((sql) => {
+      const rows = sql.conversation.chain.all({ head });
+      return rows.length === 0 ? undefined : toEntries(rows);
+    });
+  }
+
+  async putPayload(key: string, data: Uint8Array): Promise<void> {
+    await this.conn.run((sql) => sql.conversation.putPayload.run({ key, data, retention: this.retentionMs }));
+  }
+
+  async getPayload(key: string): Promise<Uint8Array | undefined> {
+    return this.conn.run((sql) => (sql.conversation.getPayload.get({ key }) as { data: Uint8Array } | undefined)?.data);
   }
 
   /** Finished, unexpired records whose key starts with `prefix` (a run id, say), in key order. */

@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { EffectStoreSchemaError } from '../errors/errors.js';
+import { ensureSqliteConversationSchema } from './sqlite-conversation.js';
 
 /** Oldest SQLite the store works with: 3.35 added `RETURNING`, which every conditional write uses. */
 export const MIN_SQLITE_VERSION = '3.35.0';
@@ -50,7 +51,8 @@ export function checkIdentifier(name: string, what: string): string {
 }
 
 /**
- * Creates the effects table (and its expiry and claim indexes) if missing, else checks that it has
+ * Creates the conversation tables (see `sqlite-conversation.ts`) and the effects table (and its
+ * expiry and claim indexes) if missing, else checks that the effects table has
  * the expected columns, migrating a table of an earlier version that lacks only newer ones. Runs
  * inside `BEGIN IMMEDIATE` so that two processes opening a new file at once do not both try to
  * create (or migrate) it.
@@ -65,6 +67,7 @@ export function ensureSqliteSchema(db: DatabaseSync, table: string, where: strin
       `SQLite ${version} is too old for the effect store at ${where}: it needs ${MIN_SQLITE_VERSION} or later (RETURNING). Use Node 22.13+ (its built-in node:sqlite) or the PostgreSQL store.`,
     );
   }
+  ensureSqliteConversationSchema(db, table);
   const found = db.prepare(`PRAGMA table_info("${table}")`).all() as { name: string; type: string }[];
   if (found.length === 0) {
     db.exec(`

@@ -1,6 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { fromRow } from './effect-row.js';
 import type { EffectOrigin, EffectRecord } from './effect-store.js';
+import { sqliteConversationStatements, type SqliteConversationStatements } from './sqlite-conversation.js';
 import { SQLITE_NOW_ISO as NOW_ISO, SQLITE_NOW_MS as NOW } from './sqlite-schema.js';
 
 /** A finished record's row as the SQLite statements return it (times in epoch ms). */
@@ -30,6 +31,8 @@ export interface SqliteStatements {
   readonly prune: StatementSync;
   readonly pruneClaims: StatementSync;
   readonly list: StatementSync;
+  /** The conversation tables' statements. */
+  readonly conversation: SqliteConversationStatements;
 }
 
 const RECORD =
@@ -95,6 +98,7 @@ export function sqliteStatements(db: DatabaseSync, table: string): SqliteStateme
       SELECT ${RECORD} FROM ${t}
       WHERE ((id >= :p AND id < :upper) OR (id >= :hashed AND id < :hashed || char(0x10ffff)))
         AND substr(key, 1, length(:p)) = :p AND ${LIVE_RECORD}`),
+    conversation: sqliteConversationStatements(db, table),
   };
 }
 

@@ -8,6 +8,7 @@ import {
   defineAgent,
   defineEffectTool,
   inputFingerprint,
+  loadConversation,
   MemoryEffectStore,
   type Agent,
   type EffectTool,
@@ -25,6 +26,7 @@ import {
   listPendingApprovals,
   startAgentRun,
   type AgentRegistration,
+  type AgentRunOutput,
   type PendingApproval,
 } from '../../worker/index.js';
 import { commentsOn, createResponder, OWNER, openIssue, REPO } from '../fixtures/responder.js';
@@ -65,6 +67,13 @@ function guardedResponder(script: Parameters<typeof scriptedModel>[0]): Agent {
   });
 }
 
+let lastStore: IEffectStore = new MemoryEffectStore();
+
+/** A run's messages, read from the store of the worker that ran it (the last `withWorker`'s). */
+async function messagesOfRun(result: AgentRunOutput): Promise<Array<{ role: string; content: unknown }>> {
+  return loadConversation(lastStore as MemoryEffectStore, result);
+}
+
 /** Runs a worker (prebuilt bundle, time-skipping server) while `body` runs. */
 async function withWorker<T>(
   taskQueue: string,
@@ -73,6 +82,7 @@ async function withWorker<T>(
   store: IEffectStore = new MemoryEffectStore(),
   cache = true,
 ): Promise<T> {
+  lastStore = store;
   const worker = await createAgentWorker({
     connection: env.nativeConnection,
     taskQueue,
@@ -175,7 +185,7 @@ describe('durable approval of effect tools (time-skipping server)', () => {
     expect(result.approvals).toEqual([
       expect.objectContaining({ approved: false, decidedBy: 'approver', reason: 'wrong tone' }),
     ]);
-    const told = JSON.stringify(result.messages.filter((m) => m.role === 'tool'));
+    const told = JSON.stringify((await messagesOfRun(result)).filter((m) => m.role === 'tool'));
     expect(told).toContain('execution-denied');
     expect(told).toContain('wrong tone');
     expect(result.text).toBe('Understood.');
@@ -195,7 +205,7 @@ describe('durable approval of effect tools (time-skipping server)', () => {
     expect(Date.parse(approval?.decidedAt ?? '') - Date.parse(approval?.requestedAt ?? '')).toBeGreaterThanOrEqual(
       2 * 86_400_000,
     );
-    expect(JSON.stringify(result.messages)).toContain('Nobody decided within 2 days');
+    expect(JSON.stringify(await messagesOfRun(result))).toContain('Nobody decided within 2 days');
   });
 
   it('with onApprovalTimeout approve, nobody answering applies the effect once when the timeout passes', async () => {
@@ -488,7 +498,7 @@ describe('durable approval of effect tools (time-skipping server)', () => {
     expect(result.effects).toEqual([
       expect.objectContaining({ outcome: 'recorded', key: `${runId}:comment:${issue}` }),
     ]);
-    expect(JSON.stringify(result.messages)).toContain('4242');
+    expect(JSON.stringify(await messagesOfRun(result))).toContain('4242');
   });
 
   it('the CLI lists pending approvals and denies one with a reason (chamvi approvals / chamvi approve --deny)', async () => {

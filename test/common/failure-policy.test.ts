@@ -53,6 +53,8 @@ const EXAMPLES: Record<string, () => Error & { readonly retryable: boolean }> = 
   EffectStoreUnavailableError: () => new EffectStoreUnavailableError('down'),
   WorkerHealthError: () => new WorkerHealthError('port in use'),
   ApprovalNotPendingError: () => new ApprovalNotPendingError('not waiting'),
+  ConversationEntryMissingError: () => new errors.ConversationEntryMissingError('run-1', 'entry-key'),
+  OffloadedPayloadMissingError: () => new errors.OffloadedPayloadMissingError('payload-key'),
   ApprovalSecretMissingError: () => new ApprovalSecretMissingError('no secret'),
 };
 

@@ -101,7 +101,7 @@ describe('bad input under Temporal', () => {
       { text: 'Sorry.' },
     ]);
     const result = await run(model, tool);
-    const told = JSON.stringify(result.output.messages.find((m) => m.role === 'tool'));
+    const told = JSON.stringify(result.messages.find((m) => m.role === 'tool'));
     expect(applied).toEqual([]);
     expect(result.counts['chamvi.effectCall']).toBeUndefined();
     expect(told).toContain('Invalid input for tool effect');
@@ -190,7 +190,7 @@ describe('bad input under Temporal', () => {
       },
     } as unknown as LanguageModelV4;
     const result = await run(garbage, tool);
-    const told = JSON.stringify(result.output.messages.find((m) => m.role === 'tool'));
+    const told = JSON.stringify(result.messages.find((m) => m.role === 'tool'));
     expect(applied).toEqual([]);
     expect(told).toContain('Invalid input for tool effect');
     expect(result.output.text).toBe('Recovered.');

@@ -187,7 +187,7 @@ describe('reliability edge cases under Temporal (time-skipping)', () => {
       store,
       prompt: 'go',
     });
-    const told = JSON.stringify(run.output.messages.find((m) => m.role === 'tool'));
+    const told = JSON.stringify(run.messages.find((m) => m.role === 'tool'));
     expect(r.count('d')).toBe(0);
     expect(told).toContain('in the effect store before applying it, so nothing was applied');
     observe(

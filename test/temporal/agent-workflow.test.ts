@@ -13,6 +13,7 @@ import { z } from 'zod';
 import {
   defineAgent,
   defineEffectTool,
+  loadConversation,
   MemoryEffectStore,
   type ClaimRequest,
   type ClaimResult,
@@ -23,7 +24,13 @@ import { FAILURE_CATALOGUE, type FailurePolicy } from '../../common/failure-poli
 import { LocalGitHubServer } from '../../demo/github/index.js';
 import { scriptedModel } from '../../demo/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
-import { agentProgressQuery, createAgentWorker, startAgentRun, type AgentEntry } from '../../worker/index.js';
+import {
+  agentProgressQuery,
+  createAgentWorker,
+  startAgentRun,
+  type AgentEntry,
+  type AgentRunOutput,
+} from '../../worker/index.js';
 import { OWNER, REPO, commentsOn, createResponder, openIssue } from '../fixtures/responder.js';
 import { activityTypes } from '../fixtures/history.js';
 import type { patientAgentWorkflow } from '../fixtures/workflows.js';
@@ -52,6 +59,7 @@ async function withWorker<T>(
   run: (taskQueue: string) => Promise<T>,
   store: IEffectStore = new MemoryEffectStore(),
 ): Promise<T> {
+  lastStore = store;
   const taskQueue = `q-${randomUUID()}`;
   const worker = await createAgentWorker({
     connection: env.nativeConnection,
@@ -61,6 +69,13 @@ async function withWorker<T>(
     workerOptions: { workflowBundle: bundle },
   });
   return worker.runUntil(run(taskQueue));
+}
+
+let lastStore: IEffectStore = new MemoryEffectStore();
+
+/** A run's messages, read from the store of the worker that ran it (the last `withWorker`'s). */
+async function messagesOfRun(result: AgentRunOutput): Promise<Array<{ role: string; content: unknown }>> {
+  return loadConversation(lastStore as MemoryEffectStore, result);
 }
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {
@@ -186,7 +201,7 @@ describe('agent workflow on the time-skipping server', () => {
     expect(commentsOn(github, issue)).toBe(0);
     expect(types.filter((t) => t === 'chamvi.effectCall')).toHaveLength(1);
     expect(result.effects).toEqual([]);
-    const toolMessage = result.messages.find((m) => m.role === 'tool');
+    const toolMessage = (await messagesOfRun(result)).find((m) => m.role === 'tool');
     expect(JSON.stringify(toolMessage)).toContain('ToolNotAllowedError');
   });
 
@@ -415,7 +430,10 @@ describe('agent workflow on the time-skipping server', () => {
       expect(attempts).toBe(1);
       if (then === 'answered') {
         expect('result' in outcome).toBe(true);
-        const told = 'result' in outcome ? JSON.stringify(outcome.result.messages.find((m) => m.role === 'tool')) : '';
+        const told =
+          'result' in outcome
+            ? JSON.stringify((await messagesOfRun(outcome.result)).find((m) => m.role === 'tool'))
+            : '';
         expect(told).toContain(`${type}: the tracker refused the change`);
       } else {
         expect('error' in outcome && outcome.error).toBeInstanceOf(WorkflowFailedError);
@@ -449,7 +467,7 @@ describe('agent workflow on the time-skipping server', () => {
       async (taskQueue) => (await startAgentRun(env.client, { agent: 'checked', prompt: 'go', taskQueue })).result(),
     );
     expect(attempts).toBe(1);
-    const told = JSON.stringify(result.messages.find((m) => m.role === 'tool'));
+    const told = JSON.stringify((await messagesOfRun(result)).find((m) => m.role === 'tool'));
     expect(told).toContain('InvalidToolInputError: Invalid input for tool check:');
     expect(told).toContain('branch gone does not exist');
   });
@@ -474,7 +492,7 @@ describe('agent workflow on the time-skipping server', () => {
     });
     expect(types).toEqual(['chamvi.modelStep', 'chamvi.modelStep']);
     expect(commentsOn(github, issue)).toBe(0);
-    const toolMessage = JSON.stringify(result.messages.find((m) => m.role === 'tool'));
+    const toolMessage = JSON.stringify((await messagesOfRun(result)).find((m) => m.role === 'tool'));
     expect(toolMessage).toContain('Invalid input for tool comment');
     expect(toolMessage).toContain("Model tried to call unavailable tool 'delete_repo'");
     expect(result.text).toBe('I could not do that.');

@@ -1,0 +1,50 @@
+import { chainEntries, conversationRoot, type ConversationEntry } from '../src/conversation/conversation-entry.js';
+import { messagesOf, type ConversationLog } from '../src/conversation/conversation-log.js';
+import type { JsonMessage, ModelStepConversation, ModelStepInput } from '../common/index.js';
+
+/** The conversation of one model step: what the model is sent, and how its answer is stored. */
+export interface StepConversation {
+  /** Every message the model is sent for this step, oldest first. */
+  readonly messages: JsonMessage[];
+  /**
+   * Stores the step's new messages (the input's pending ones, then the answer, except a tool
+   * message it ends with) in one write, closing the run's conversation when `final`; resolves to
+   * the step's conversation result. `undefined` for a step called the 0.2 way (`messages`).
+   */
+  answer(response: readonly JsonMessage[], final: boolean): Promise<ModelStepConversation | undefined>;
+}
+
+/**
+ * The conversation a model-step input names: read from the log up to its head (this worker's
+ * cache, else the store), with the pending messages chained after it; or, for an input of a run
+ * begun before 0.3, the messages it carries.
+ */
+export async function stepConversation(input: ModelStepInput, log: ConversationLog): Promise<StepConversation> {
+  const ref = input.conversation;
+  if (ref === undefined) return { messages: input.messages ?? [], answer: () => Promise.resolve(undefined) };
+  const earlier = await log.load(input.runId, ref.head);
+  const added = chainEntries(ref.head ?? conversationRoot(input.runId), ref.pending);
+  const prompt: ConversationEntry | undefined = added[added.length - 1] ?? earlier[earlier.length - 1];
+  if (prompt === undefined) throw new TypeError('model step: the conversation has no message to send to the model.');
+  // Parsed from the entries, so that the model and the effect keys see exactly the messages a tool
+  // call's activity reads back from the store.
+  const messages = messagesOf([...earlier, ...added]) as JsonMessage[];
+  let assistantMessages = 0;
+  for (const message of messages) if (message.role === 'assistant') assistantMessages++;
+  return {
+    messages,
+    async answer(response, final) {
+      // A tool message the answer ends with (errors for invalid calls) stays with the workflow: the
+      // step's tool results join it, and a stored entry is never rewritten.
+      const last = response[response.length - 1];
+      const pending = last?.role === 'tool' ? last : undefined;
+      const answered = chainEntries(prompt.key, pending === undefined ? response : response.slice(0, -1));
+      await log.append(input.runId, [...added, ...answered], final && pending === undefined);
+      return {
+        prompt: { head: prompt.key, assistantMessages },
+        head: answered[answered.length - 1]?.key ?? prompt.key,
+        ...(pending !== undefined ? { pending } : {}),
+      };
+    },
+  };
+}

@@ -1,0 +1,34 @@
+import type { ConversationStore } from '../stores/conversation-store.js';
+import { ConversationLog, messagesOf } from './conversation-log.js';
+
+/** What {@link loadConversation} reads: an agent run's output or progress, or just its run id and conversation reference. */
+export interface ConversationSource {
+  readonly runId: string;
+  /** The key of the conversation's last stored entry, and the messages not stored yet. */
+  readonly conversation?: { readonly head?: string; readonly pending?: readonly unknown[] };
+  /** The whole conversation, as runs begun before 0.3 return it. */
+  readonly messages?: readonly unknown[];
+}
+
+/**
+ * The messages of an agent run's conversation, oldest first: the entries the run stored in the
+ * workers' store up to its head, then the messages it had not stored yet (the last step's tool
+ * results). Pass the run's output (`await handle.result()`) or its progress query's answer, and
+ * the store the workers use.
+ *
+ * ```ts
+ * const output = await handle.result();
+ * for (const message of await loadConversation(store, output)) console.log(message.role, message.content);
+ * ```
+ *
+ * @throws ConversationEntryMissingError when the store lacks an entry (another store, or pruned).
+ */
+export async function loadConversation(
+  store: ConversationStore,
+  source: ConversationSource,
+): Promise<Array<{ readonly role: string; readonly content: unknown }>> {
+  if (source.conversation === undefined)
+    return [...((source.messages ?? []) as Array<{ role: string; content: unknown }>)];
+  const entries = await new ConversationLog(store).load(source.runId, source.conversation.head);
+  return [...messagesOf(entries), ...(source.conversation.pending ?? [])] as Array<{ role: string; content: unknown }>;
+}

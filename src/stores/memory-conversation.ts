@@ -1,0 +1,103 @@
+import type { ConversationEntry } from '../conversation/conversation-entry.js';
+import { ABANDONED_RUN_MS, type AppendConversationOptions, type ConversationStore } from './conversation-store.js';
+import { DEFAULT_RETENTION_MS } from './retention.js';
+
+interface StoredEntry extends ConversationEntry {
+  readonly runId: string;
+}
+
+interface RunState {
+  open: boolean;
+  touchedAt: number;
+}
+
+/** Options of {@link MemoryConversationStore}. */
+export interface MemoryConversationStoreOptions {
+  /** How long a closed run's entries and a stored payload are kept, in ms. Default 30 days. */
+  readonly retentionMs?: number;
+  /** Clock in epoch ms (tests move it). Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+/**
+ * Conversations and offloaded payloads in this process's memory: the memory effect store's, and
+ * the fallback of workers whose effect store keeps no conversations (one worker process only:
+ * another process cannot see them). Same semantics as the durable stores.
+ */
+export class MemoryConversationStore implements ConversationStore {
+  private readonly entries = new Map<string, StoredEntry>();
+  private readonly runs = new Map<string, RunState>();
+  private readonly payloads = new Map<string, { data: Uint8Array; expiresAt: number }>();
+  private readonly now: () => number;
+  private readonly retentionMs: number;
+
+  constructor(options: MemoryConversationStoreOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
+  }
+
+  appendConversation(
+    runId: string,
+    entries: readonly ConversationEntry[],
+    options: AppendConversationOptions = {},
+  ): Promise<void> {
+    for (const entry of entries) {
+      if (!this.entries.has(entry.key))
+        this.entries.set(entry.key, { key: entry.key, parent: entry.parent, json: entry.json, runId });
+    }
+    this.runs.set(runId, { open: options.close !== true, touchedAt: this.now() });
+    return Promise.resolve();
+  }
+
+  loadConversation(head: string): Promise<ConversationEntry[] | undefined> {
+    const chain: ConversationEntry[] = [];
+    for (let entry = this.entries.get(head); entry !== undefined; entry = this.entries.get(entry.parent)) {
+      chain.push({ key: entry.key, parent: entry.parent, json: entry.json });
+    }
+    return Promise.resolve(chain.length === 0 ? undefined : chain.reverse());
+  }
+
+  putPayload(key: string, data: Uint8Array): Promise<void> {
+    const kept = this.payloads.get(key)?.data ?? Uint8Array.from(data);
+    this.payloads.set(key, { data: kept, expiresAt: this.now() + this.retentionMs });
+    return Promise.resolve();
+  }
+
+  getPayload(key: string): Promise<Uint8Array | undefined> {
+    const found = this.payloads.get(key);
+    if (found === undefined || found.expiresAt <= this.now()) return Promise.resolve(undefined);
+    return Promise.resolve(Uint8Array.from(found.data));
+  }
+
+  /**
+   * Deletes up to `limit` entries of runs closed more than the retention ago (or abandoned, see
+   * `ABANDONED_RUN_MS`), those runs once they have no entries left, and expired payloads; returns
+   * how many entries and payloads it deleted.
+   */
+  prune(limit: number): number {
+    const now = this.now();
+    const abandonedMs = Math.max(this.retentionMs, ABANDONED_RUN_MS);
+    const gone = new Set<string>();
+    for (const [runId, run] of this.runs) {
+      if (now - run.touchedAt >= (run.open ? abandonedMs : this.retentionMs)) gone.add(runId);
+    }
+    let deleted = 0;
+    for (const [key, entry] of this.entries) {
+      if (deleted >= limit) break;
+      if (gone.has(entry.runId)) {
+        this.entries.delete(key);
+        deleted++;
+      }
+    }
+    const left = new Set([...this.entries.values()].map((e) => e.runId));
+    for (const runId of gone) if (!left.has(runId)) this.runs.delete(runId);
+    for (const [key, payload] of this.payloads) {
+      if (deleted >= limit) break;
+      if (payload.expiresAt <= now) {
+        this.payloads.delete(key);
+        deleted++;
+      }
+    }
+    return deleted;
+  }
+}

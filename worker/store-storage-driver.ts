@@ -1,0 +1,117 @@
+import * as temporalCommon from '@temporalio/common';
+import type { DataConverter, Payload, StorageDriver } from '@temporalio/common';
+import { createHash } from 'node:crypto';
+import { OffloadedPayloadMissingError } from '../src/errors/errors.js';
+import type { ConversationStore } from '../src/stores/conversation-store.js';
+
+/**
+ * Default size from which a payload goes to External Storage: 32 KiB. Below Temporal's own default
+ * (256 KiB) on purpose: with the conversation out of the history, what is left per step is small,
+ * and a tool result of 200 KB in every step would otherwise still grow the history by 400 KB a
+ * step (the result, then the next model step's input).
+ */
+export const DEFAULT_OFFLOAD_THRESHOLD_BYTES = 32 * 1024;
+
+/** What the chamvi External Storage takes. */
+export interface ChamviExternalStorageOptions {
+  /** Payloads of at least this many bytes are offloaded. Default {@link DEFAULT_OFFLOAD_THRESHOLD_BYTES}. */
+  readonly thresholdBytes?: number;
+}
+
+const MAGIC = 'chv1';
+
+/** A payload as bytes: a JSON header (magic, metadata in base64, data length), then the data. */
+function encodePayload(payload: Payload): Uint8Array {
+  const metadata: Record<string, string> = {};
+  for (const [name, value] of Object.entries(payload.metadata ?? {})) {
+    if (value != null) metadata[name] = Buffer.from(value).toString('base64');
+  }
+  const header = Buffer.from(JSON.stringify({ v: MAGIC, metadata }));
+  const data = payload.data ?? new Uint8Array();
+  const out = Buffer.allocUnsafe(4 + header.length + data.length);
+  out.writeUInt32BE(header.length, 0);
+  header.copy(out, 4);
+  Buffer.from(data.buffer, data.byteOffset, data.byteLength).copy(out, 4 + header.length);
+  return out;
+}
+
+function decodePayload(bytes: Uint8Array): Payload {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const headerLength = buffer.readUInt32BE(0);
+  const header = JSON.parse(buffer.subarray(4, 4 + headerLength).toString()) as {
+    v: string;
+    metadata: Record<string, string>;
+  };
+  if (header.v !== MAGIC) throw new TypeError(`chamvi storage driver: unknown payload format ${header.v}`);
+  const metadata: Record<string, Uint8Array> = {};
+  for (const [name, value] of Object.entries(header.metadata)) metadata[name] = Buffer.from(value, 'base64');
+  return { metadata, data: Uint8Array.from(buffer.subarray(4 + headerLength)) };
+}
+
+/** Whether the installed `@temporalio/common` has External Storage (public preview since 1.24). */
+export function externalStorageAvailable(): boolean {
+  return typeof (temporalCommon as { ExternalStorage?: unknown }).ExternalStorage === 'function';
+}
+
+/**
+ * A Temporal External Storage driver that keeps offloaded payloads in a chamvi store (the SQLite
+ * file or PostgreSQL database the workers already share), content-addressed: the same payload
+ * stored twice is one row. Payloads follow the store's retention from when they were last stored;
+ * keep it longer than your workflows run plus the namespace's history retention.
+ */
+export function storeStorageDriver(store: ConversationStore): StorageDriver {
+  const { StorageDriverClaim } = temporalCommon as unknown as {
+    StorageDriverClaim: new (data: Record<string, string>) => temporalCommon.StorageDriverClaim;
+  };
+  return {
+    name: 'chamvi-store',
+    type: 'chamvi.store',
+    async store(_context, payloads) {
+      return Promise.all(
+        payloads.map(async (payload) => {
+          const bytes = encodePayload(payload);
+          const key = createHash('sha256').update(bytes).digest('base64url');
+          await store.putPayload(key, bytes);
+          return new StorageDriverClaim({ key });
+        }),
+      );
+    },
+    async retrieve(_context, claims) {
+      return Promise.all(
+        claims.map(async (claim) => {
+          const key = claim.claimData['key'] ?? '';
+          const bytes = await store.getPayload(key);
+          if (bytes === undefined) throw new OffloadedPayloadMissingError(key);
+          return decodePayload(bytes);
+        }),
+      );
+    },
+  };
+}
+
+/**
+ * Temporal External Storage on the chamvi store, for a data converter's `externalStorage`, or
+ * `undefined` when the installed Temporal SDK has none (before 1.24: payloads then stay inline,
+ * and an effect result over 2 MiB fails with `EffectResultTooLargeError`).
+ */
+export function chamviExternalStorage(
+  store: ConversationStore,
+  options: ChamviExternalStorageOptions = {},
+): temporalCommon.ExternalStorage | undefined {
+  if (!externalStorageAvailable()) return undefined;
+  const threshold = options.thresholdBytes ?? DEFAULT_OFFLOAD_THRESHOLD_BYTES;
+  return new temporalCommon.ExternalStorage({ drivers: [storeStorageDriver(store)], payloadSizeThreshold: threshold });
+}
+
+/**
+ * A data converter with the chamvi External Storage, for clients that read agent runs whose
+ * payloads may be offloaded (a large prompt, a large final text): `new Client({ connection,
+ * dataConverter: chamviDataConverter(store) })`. The worker's plugin configures its own.
+ */
+export function chamviDataConverter(
+  store: ConversationStore,
+  options: ChamviExternalStorageOptions & { readonly base?: DataConverter } = {},
+): DataConverter {
+  const externalStorage = chamviExternalStorage(store, options);
+  return { ...(options.base ?? {}), ...(externalStorage === undefined ? {} : { externalStorage }) };
+}
