@@ -5,7 +5,8 @@ import { isEffectTool } from '../src/effects/define-effect-tool.js';
 import { applyEffect, resolveEffectKey, type EffectCall } from '../src/effects/effect-protocol.js';
 import { EffectKeyMismatchError, EffectResultTooLargeError, InvalidEffectToolError } from '../src/errors/errors.js';
 import type { IEffectStore } from '../src/stores/effect-store.js';
-import type { ToolCallInput, ToolCallResult } from '../common/index.js';
+import type { EffectCallReport } from '../src/effects/effect-report.js';
+import type { PlannedCallReport, ToolCallInput, ToolCallResult } from '../common/index.js';
 import { activityLogger, keepHeartbeating } from './activity-context.js';
 import type { AgentRegistry } from './agent-registry.js';
 import { countBusyWait, countRecordRetry, observeEffectCall, type EffectCallObservation } from './effect-telemetry.js';
@@ -25,6 +26,19 @@ export interface EffectCallSettings {
    * over Temporal's payload limit travels as a reference and is not refused.
    */
   readonly offloadsLargePayloads?: () => boolean;
+}
+
+/** Whether the workflow planned the call (its key and conversation in the input): it knows key, tool and call id. */
+function planned(input: ToolCallInput): boolean {
+  return input.key !== undefined && input.conversation !== undefined;
+}
+
+function compact(report: EffectCallReport): PlannedCallReport {
+  return {
+    outcome: report.outcome,
+    attempts: report.attempts,
+    ...(report.recordPending === true ? { recordPending: true } : {}),
+  };
 }
 
 /** Temporal's default payload size limit (the server's `limit.blobSize.error`, 2 MiB): a larger tool result is refused. */
@@ -111,7 +125,8 @@ export function createEffectCallActivity(
         const output = await toModelOutput(tool, input.toolCallId, input.input, resolved.result);
         const answer: ToolCallResult = {
           output,
-          report: resolved.report,
+          // A planned call's report names only what its plan does not: each byte is in the history.
+          report: planned(input) ? compact(resolved.report) : resolved.report,
           ...(resolved.unrecorded !== undefined ? { unrecorded: resolved.unrecorded } : {}),
           ...(input.includeResult === true ? { result: resolved.result } : {}),
         };

@@ -1,5 +1,6 @@
 import type { IEffectStore } from '../src/stores/effect-store.js';
 import type { UnrecordedEffect } from '../common/index.js';
+import { withFailureMapping } from './failures.js';
 
 /**
  * The effect-store activities. `recordEffect` writes a record whose write failed inside the
@@ -9,8 +10,9 @@ import type { UnrecordedEffect } from '../common/index.js';
  */
 export function createEffectStoreActivities(store: IEffectStore) {
   return {
-    recordEffect: async (unrecorded: UnrecordedEffect): Promise<void> => {
-      await store.put(unrecorded.key, unrecorded.record);
-    },
+    recordEffect: (unrecorded: UnrecordedEffect): Promise<void> =>
+      withFailureMapping(async () => {
+        await store.put(unrecorded.key, unrecorded.record);
+      }),
   };
 }

@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
 import { ChamviError } from '../src/errors/chamvi-error.js';
+import { NON_RETRYABLE_TYPES } from '../common/failure-policy.js';
 
 /** What a chamvi activity's failure carries as its details: the attempt that failed. */
 export interface FailureDetails {
@@ -12,7 +13,10 @@ export interface FailureDetails {
  * ApplicationFailures whose `type` is the error's stable name, so Temporal does not retry them
  * whatever the retry policy says, and the workflow can tell them apart (by the failure catalogue,
  * `common/failure-policy.ts`). Other errors keep the type Temporal would give them (the error's
- * constructor name) and stay retryable unless the catalogue lists that type as not retried.
+ * constructor name) and stay retryable unless the catalogue lists that type as not retried: then
+ * they fail non-retryably here (a tool's own `ToolNotAllowedError`, say), so the activities'
+ * retry policies need not list the catalogue's types (which would cost every scheduled activity
+ * half a kilobyte of history).
  *
  * Every failure carries the attempt that failed as its details ({@link FailureDetails}), so the
  * run's report can say how many attempts a failed call took.
@@ -32,8 +36,35 @@ export async function withFailureMapping<T>(body: () => Promise<T>): Promise<T> 
         ...(details !== undefined ? { details } : {}),
       });
     }
-    throw details === undefined ? error : withDetails(error, details);
+    throw notRetriedIfCatalogued(details === undefined ? error : withDetails(error, details));
   }
+}
+
+const NOT_RETRIED: ReadonlySet<string> = new Set(NON_RETRYABLE_TYPES);
+
+/** The failure, non-retryable when the catalogue says its type is not retried. */
+function notRetriedIfCatalogued(error: unknown): unknown {
+  if (error instanceof Error && !(error instanceof TemporalFailure) && NOT_RETRIED.has(error.constructor?.name)) {
+    const failure = ApplicationFailure.create({
+      message: error.message,
+      type: error.constructor.name,
+      nonRetryable: true,
+      cause: error,
+    });
+    failure.stack = error.stack ?? '';
+    return failure;
+  }
+  if (!(error instanceof ApplicationFailure) || error.nonRetryable) return error;
+  if (typeof error.type !== 'string' || !NOT_RETRIED.has(error.type)) return error;
+  const failure = ApplicationFailure.create({
+    message: error.message,
+    type: error.type,
+    nonRetryable: true,
+    ...(error.details !== undefined && error.details !== null ? { details: [...error.details] } : {}),
+    ...(error.cause !== undefined ? { cause: error.cause } : {}),
+  });
+  failure.stack = error.stack ?? '';
+  return failure;
 }
 
 /** `error` as an ApplicationFailure with `details`, keeping its type, message, stack and retry settings. */

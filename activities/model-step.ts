@@ -82,7 +82,7 @@ export function createModelStepActivity(registry: AgentRegistry, log: Conversati
               toolName: call.toolName,
               input: call.input,
               kind: 'plain',
-              options,
+              ...(Object.keys(options).length > 0 ? { options } : {}),
               ...approved,
             });
             continue;
@@ -100,21 +100,21 @@ export function createModelStepActivity(registry: AgentRegistry, log: Conversati
             input: call.input,
             kind: 'effect',
             key,
-            options,
+            ...(Object.keys(options).length > 0 ? { options } : {}),
             ...approved,
           });
         }
         const response = result.response.messages as unknown as JsonMessage[];
         // The model's final answer closes the run's conversation: its retention starts.
         const stored = await conversation.answer(response, toolCalls.length === 0 && refusedCalls.length === 0);
+        // Every byte here is in the history once per step: empty lists and option sets are left out.
         return {
           ...(stored === undefined ? { responseMessages: response } : { conversation: stored }),
           text: result.text,
           finishReason: result.finishReason,
           toolCalls,
-          refusedCalls,
+          ...(refusedCalls.length > 0 || stored === undefined ? { refusedCalls } : {}),
           agentMaxSteps: agent.maxSteps,
-          usage: { inputTokens: result.usage.inputTokens ?? 0, outputTokens: result.usage.outputTokens ?? 0 },
         };
       } finally {
         stop();

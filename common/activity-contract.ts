@@ -35,8 +35,8 @@ export interface ToolCallPlan {
   readonly kind: 'effect' | 'plain';
   /** The effect key (effect tools only), computed once so identical calls can share one activity. */
   readonly key?: string;
-  /** Activity options for this tool, from the worker's registration. */
-  readonly options: ToolActivityOptions;
+  /** Activity options for this tool, from the worker's registration (absent: the library defaults). */
+  readonly options?: ToolActivityOptions;
   /** Set when the call needs a decision (`user-approval`) or was refused by policy (`denied`). */
   readonly approval?: ApprovalPlan;
 }
@@ -53,10 +53,11 @@ export interface ModelStepResult {
   readonly text: string;
   readonly finishReason: string;
   readonly toolCalls: ToolCallPlan[];
-  /** Calls that cannot run (no `execute`), answered to the model as errors. */
-  readonly refusedCalls: Array<{ toolCallId: string; toolName: string; message: string }>;
+  /** Calls that cannot run (no `execute`), answered to the model as errors (absent: none). */
+  readonly refusedCalls?: Array<{ toolCallId: string; toolName: string; message: string }>;
   /** The agent's own step limit, from its definition on the worker. */
   readonly agentMaxSteps: number;
+  /** Token usage, from steps of runs begun before 0.3 (no longer sent: nothing read it, and it cost the history bytes every step). */
   readonly usage?: { readonly inputTokens?: number; readonly outputTokens?: number };
 }
 
@@ -82,6 +83,11 @@ export interface ToolCallInput extends RunRef {
   readonly approval?: ApprovalEvidence;
 }
 
+/** The report of a planned effect call, without what the plan already says (key, tool, call id). */
+export type PlannedCallReport = Pick<EffectCallReport, 'outcome' | 'attempts' | 'recordPending'> & {
+  readonly key?: undefined;
+};
+
 /** A record the effect activity could not write; the workflow retries it through the record activity. */
 export interface UnrecordedEffect {
   readonly key: string;
@@ -92,7 +98,12 @@ export interface UnrecordedEffect {
 export interface ToolCallResult {
   /** What the model sees (the tool's `toModelOutput`, or text/json of the result). */
   readonly output: JsonToolOutput;
-  readonly report?: EffectCallReport;
+  /**
+   * How the effect call went. For a call the workflow planned (an input with `key` and a
+   * `conversation` reference), only what the workflow does not know already (outcome, attempts,
+   * record pending): it adds key, tool and call id from its plan, so they are not in the history twice.
+   */
+  readonly report?: EffectCallReport | PlannedCallReport;
   readonly unrecorded?: UnrecordedEffect;
   /** The raw result, when the input asked for it (`includeResult`). */
   readonly result?: unknown;

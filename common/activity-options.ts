@@ -1,5 +1,4 @@
 import type { ActivityOptions } from '@temporalio/common';
-import { NON_RETRYABLE_TYPES } from './failure-policy.js';
 
 /**
  * Activity options in their JSON form (durations as ms numbers or Temporal duration strings), as
@@ -87,8 +86,9 @@ export function mergeActivityOptions(...layers: ReadonlyArray<JsonActivityOption
 
 /**
  * Temporal's ActivityOptions from layers of JSON options, merged by {@link mergeActivityOptions}
- * (later wins, field by field, `undefined` ignored), with the catalogue's non-retryable failure
- * types added to whatever `retry.nonRetryableErrorTypes` the layers list.
+ * (later wins, field by field, `undefined` ignored). The catalogue's non-retryable failure types
+ * are not added to `retry.nonRetryableErrorTypes`: the activities fail them non-retryably
+ * themselves, and the list would repeat in every scheduled activity of the history.
  */
 export function toActivityOptions(...layers: ReadonlyArray<JsonActivityOptions | undefined>): ActivityOptions {
   const merged = mergeActivityOptions(...layers);
@@ -98,9 +98,6 @@ export function toActivityOptions(...layers: ReadonlyArray<JsonActivityOptions |
     ...(merged.scheduleToCloseTimeout !== undefined ? { scheduleToCloseTimeout: merged.scheduleToCloseTimeout } : {}),
     ...(merged.heartbeatTimeout !== undefined ? { heartbeatTimeout: merged.heartbeatTimeout } : {}),
     ...(merged.taskQueue !== undefined ? { taskQueue: merged.taskQueue } : {}),
-    retry: {
-      ...retry,
-      nonRetryableErrorTypes: [...new Set([...(retry.nonRetryableErrorTypes ?? []), ...NON_RETRYABLE_TYPES])],
-    },
+    ...(Object.keys(retry).length > 0 ? { retry } : {}),
   };
 }

@@ -125,9 +125,10 @@ export function failurePolicyOf(type: string | null | undefined): FailurePolicy 
 }
 
 /**
- * Failure types that retrying cannot fix: the catalogue's `retried: false` entries. Activity
- * options list them as non-retryable error types, so Temporal does not retry them whatever the
- * retry policy says; the workflow then answers the model or fails the run (see `then`).
+ * Failure types that retrying cannot fix: the catalogue's `retried: false` entries. The chamvi
+ * activities fail them non-retryably (whoever threw them: a library error, or a tool's own error
+ * of that name), so Temporal does not retry them whatever the retry policy says; the workflow then
+ * answers the model or fails the run (see `then`). Retry policies need not list them.
  */
 export const NON_RETRYABLE_TYPES: readonly string[] = Object.entries(FAILURE_CATALOGUE as Record<string, FailurePolicy>)
   .filter(([, policy]) => policy.retried === false && policy.then !== 'caller')

@@ -1,11 +1,4 @@
-import {
-  ApplicationFailure,
-  patched,
-  proxyActivities,
-  setCurrentDetails,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
 import { DEFAULT_MODEL_STEP_OPTIONS, toActivityOptions } from '../common/activity-options.js';
 import { ACTIVITY_NAMES } from '../common/activity-names.js';
 import { ApprovalGate } from './approvals.js';
@@ -22,12 +15,6 @@ import type {
   ModelStepActivityOptions,
   StoreActivityOptions,
 } from '../common/index.js';
-
-/**
- * The change that took the conversation out of the event history (0.3): runs that began before it
- * replay and finish the old way, with the whole conversation in every activity input.
- */
-export const CONVERSATION_IN_STORE_PATCH = 'chamvi.conversation-in-store';
 
 /** One model step of a run, as the run's result lists it. */
 export interface StepSummary {
@@ -115,7 +102,8 @@ export interface AgentRunOutput {
  * The conversation does not travel through the event history: each model step stores it in the
  * workers' store as content-addressed entries, and the workflow carries only the key of the last
  * one and the messages not stored yet (the step's tool results), so a step adds the same few bytes
- * to the history however long the run is. Runs begun before 0.3 finish the way they began.
+ * to the history however long the run is. Runs begun before 0.3 finish the way they began (see
+ * `ConversationState`).
  */
 export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunOutput> {
   const start = startingPoint(options);
@@ -126,11 +114,8 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
     ...(options.state !== undefined ? { state: options.state } : {}),
     ...(options.artifacts !== undefined ? { artifacts: options.artifacts } : {}),
   };
-  // Runs begun before 0.3 replay without the change (their history has no marker here), so they
-  // finish as they began, with the whole conversation in every activity input.
-  const conversation = patched(CONVERSATION_IN_STORE_PATCH)
-    ? ConversationState.stored(start)
-    : ConversationState.inline(start);
+  // By reference; a run begun before 0.3 is told by its first model step's answer and finishes whole, as it began.
+  const conversation = new ConversationState(start);
   const steps = [...start.steps];
   const effects = [...start.effects];
   const approvals = [...(start.approvals ?? [])];
@@ -178,14 +163,14 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
     }
     const answers = [
       ...dispatched,
-      ...result.refusedCalls.map((c) => ({ ...c, output: { type: 'error-text', value: c.message } as const })),
+      ...(result.refusedCalls ?? []).map((c) => ({ ...c, output: { type: 'error-text', value: c.message } as const })),
     ];
     if (answers.length > 0) conversation.addToolResults(answers);
     steps.push({
       step,
       text: result.text,
       finishReason: result.finishReason,
-      toolCalls: [...result.toolCalls, ...result.refusedCalls].map(({ toolCallId, toolName }) => ({
+      toolCalls: [...result.toolCalls, ...(result.refusedCalls ?? [])].map(({ toolCallId, toolName }) => ({
         toolCallId,
         toolName,
       })),

@@ -16,32 +16,29 @@ export interface ConversationStart {
  * The conversation as the workflow holds it. In runs begun since 0.3, by reference: the key of
  * its last stored entry and the messages not stored yet (the last step's tool results), which the
  * next model step stores; each step adds the same few bytes to the history however long the run.
- * In the replays of runs begun before, whole, as they began (their history carries it).
+ *
+ * Runs begun before (0.2) carried it whole through every activity input; their histories must
+ * still replay, and those in flight finish on new workers. Such a run is told by its first model
+ * step's answer (Temporal's replay compares an activity's type, not its input): an answer with
+ * the 0.2 `responseMessages` and no reference means the run holds the conversation whole from then
+ * on, exactly as it did. No marker is needed, so new runs pay nothing for the old ones.
  */
 export class ConversationState {
-  private constructor(
-    private head: string | undefined,
-    private pending: JsonMessage[],
-    private readonly all: JsonMessage[] | undefined,
-  ) {}
+  private mode: 'undecided' | 'stored' | 'inline';
+  private head: string | undefined;
+  private pending: JsonMessage[];
+  private all: JsonMessage[] | undefined;
 
-  /** By reference. A checkpoint of a run begun before 0.3 carries the whole conversation: the next step stores it. */
-  static stored(start: ConversationStart): ConversationState {
-    return new ConversationState(
-      start.conversation?.head,
-      [...(start.conversation?.pending ?? start.messages ?? [])],
-      undefined,
-    );
+  /** Starts from a checkpoint's (or a fresh run's) conversation: by reference, or whole (a prompt, a 0.2 checkpoint). */
+  constructor(start: ConversationStart) {
+    this.mode = start.conversation !== undefined ? 'stored' : 'undecided';
+    this.head = start.conversation?.head;
+    this.pending = [...(start.conversation?.pending ?? start.messages ?? [])];
   }
 
-  /** Whole, for the replays of runs begun before 0.3. */
-  static inline(start: ConversationStart): ConversationState {
-    return new ConversationState(undefined, [], [...(start.messages ?? start.conversation?.pending ?? [])]);
-  }
-
-  /** Whether the conversation is held whole (a run begun before 0.3). */
+  /** Whether the conversation is held whole (the replay of a run begun before 0.3). */
   get inlined(): boolean {
-    return this.all !== undefined;
+    return this.mode === 'inline';
   }
 
   private ref(): ConversationRef {
@@ -50,11 +47,15 @@ export class ConversationState {
 
   /** The conversation field of the next model step's input. */
   modelStepInput(): { conversation: ConversationRef } | { messages: JsonMessage[] } {
-    return this.all === undefined ? { conversation: this.ref() } : { messages: this.all };
+    return this.all !== undefined ? { messages: this.all } : { conversation: this.ref() };
   }
 
   /** Takes in a step's answer; returns the conversation its tool calls were made in. */
   answered(result: ModelStepResult): CallConversation {
+    if (this.mode === 'undecided') {
+      this.mode = result.conversation === undefined && result.responseMessages !== undefined ? 'inline' : 'stored';
+      if (this.mode === 'inline') this.all = this.pending;
+    }
     if (this.all !== undefined) {
       const seen = [...this.all];
       this.all.push(...(result.responseMessages ?? []));
@@ -85,7 +86,7 @@ export class ConversationState {
 
   /** The conversation fields of a checkpoint, the progress query and the run's output. */
   snapshot(): { conversation: ConversationRef } | { messages: JsonMessage[] } {
-    return this.all === undefined ? { conversation: this.ref() } : { messages: this.all };
+    return this.all !== undefined ? { messages: this.all } : { conversation: this.ref() };
   }
 }
 

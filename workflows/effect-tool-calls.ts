@@ -99,7 +99,8 @@ export function effectToolCalls(options: EffectToolCallsOptions): EffectToolCall
       includeResult: true,
     });
     if (result.unrecorded !== undefined) await recordLater(result, options.storeOptions);
-    if (result.report !== undefined) effects.push({ ...result.report, toolCallId });
+    // Unplanned calls (no key, no conversation reference) get the whole report.
+    if (result.report?.key !== undefined) effects.push({ ...result.report, toolCallId });
     return result.result;
   };
   return {

@@ -85,12 +85,14 @@ export async function dispatchToolCalls(
     try {
       const result = await pending;
       if (first && result.unrecorded !== undefined) await recordLater(result, storeOptions);
+      // A planned call's report leaves out what the plan says (key, tool): they come from here.
+      const full = result.report === undefined ? undefined : { key: call.key ?? '', toolName, ...result.report };
       const report =
-        result.report === undefined
+        full === undefined
           ? undefined
           : first
-            ? { ...result.report, toolCallId }
-            : { ...result.report, toolCallId, outcome: 'recorded' as const };
+            ? { ...full, toolCallId }
+            : { ...full, toolCallId, outcome: 'recorded' as const };
       return { toolCallId, toolName, output: result.output, ...(report ? { report } : {}), ...withApproval };
     } catch (error) {
       const output = { type: 'error-text', value: failureForModel(toolName, error) } as const;
@@ -127,8 +129,11 @@ export function scheduleCall(
     call.kind === 'effect'
       ? `effect ${call.toolName} · key ${call.key ?? ''}`
       : `tool ${call.toolName} · call ${call.toolCallId}`;
-  // The UI names the step (runs begun before 0.3 keep their summaries).
-  const summary = step === undefined || seen.conversation === undefined ? what : `step ${step} · ${what}`;
+  // The UI names the step and the tool (runs begun before 0.3 keep their summaries); the key is in the input.
+  const summary =
+    step === undefined || seen.conversation === undefined
+      ? what
+      : `step ${step} · ${call.kind === 'effect' ? 'effect' : 'tool'} ${call.toolName}`;
   const activities = proxyActivities<ChamviActivities>({
     ...toActivityOptions(DEFAULT_TOOL_OPTIONS, call.options),
     summary: summary.length > 200 ? `${summary.slice(0, 197)}...` : summary,

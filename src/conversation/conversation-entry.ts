@@ -20,8 +20,13 @@ export interface ConversationEntry {
 const ROOT_DOMAIN = 'chamvi.conversation.root\n';
 const ENTRY_DOMAIN = 'chamvi.conversation.entry\n';
 
+/**
+ * SHA-256, cut to 128 bits (22 base64url characters): collision-resistant enough for content
+ * addressing within a store (a collision needs about 2^64 messages), and each key travels through
+ * the event history several times a step, so its length is paid for in every run.
+ */
 function digest(text: string): string {
-  return createHash('sha256').update(text).digest('base64url');
+  return createHash('sha256').update(text).digest().subarray(0, 16).toString('base64url');
 }
 
 /**

@@ -11,7 +11,6 @@ import {
   toActivityOptions,
   type JsonActivityOptions,
 } from '../../common/activity-options.js';
-import { NON_RETRYABLE_TYPES } from '../../common/failure-policy.js';
 
 /** What a tool call's activity gets: the workflow's merge over the model step's plan. */
 const toolActivity = (toolDefaults?: JsonActivityOptions, forTool?: JsonActivityOptions) =>
@@ -23,14 +22,14 @@ const withoutTypes = ({ retry, ...rest }: ReturnType<typeof toActivityOptions>) 
 };
 
 describe('activity option layering', () => {
-  it('library defaults alone: the tool defaults, with the catalogue non-retryable types', () => {
+  it('library defaults alone: the tool defaults, without a list of non-retryable types (the activities enforce the catalogue)', () => {
     const options = toolActivity();
     expect(withoutTypes(options)).toEqual({
       startToCloseTimeout: '10 minutes',
       heartbeatTimeout: '30 seconds',
       retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
     });
-    expect(options.retry?.nonRetryableErrorTypes).toEqual([...NON_RETRYABLE_TYPES]);
+    expect(options.retry?.nonRetryableErrorTypes).toBeUndefined();
   });
 
   it('toolDefaults over the library defaults, field by field', () => {
@@ -109,15 +108,14 @@ describe('activity option layering', () => {
     );
   });
 
-  it("a later layer's non-retryable types replace an earlier layer's; the catalogue's are always added, each once", () => {
+  it("a later layer's non-retryable types replace an earlier layer's; the catalogue's are not added", () => {
     const types = toolActivity(
       { retry: { nonRetryableErrorTypes: ['MineError'] } },
       { retry: { nonRetryableErrorTypes: ['TheirsError', 'ToolNotAllowedError'] } },
     ).retry?.nonRetryableErrorTypes;
     expect(types?.slice(0, 2)).toEqual(['TheirsError', 'ToolNotAllowedError']);
     expect(types).not.toContain('MineError');
-    expect(types).toEqual(expect.arrayContaining([...NON_RETRYABLE_TYPES]));
-    expect(new Set(types).size).toBe(types?.length);
+    expect(types).toEqual(['TheirsError', 'ToolNotAllowedError']);
   });
 
   it('merging leaves every layer as it was', () => {

@@ -5,6 +5,7 @@ import { describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { toActivityOptions } from '../../common/activity-options.js';
+import { withFailureMapping } from '../../activities/failures.js';
 import {
   FAILURE_CATALOGUE,
   NON_RETRYABLE_TYPES,
@@ -105,14 +106,24 @@ describe('the failure catalogue', () => {
     expect(failurePolicyOf(null)).toBeUndefined();
   });
 
-  it('NON_RETRYABLE_TYPES is every catalogued failure a run can meet that is not retried, and every activity lists them', () => {
+  it('NON_RETRYABLE_TYPES is every catalogued failure a run can meet that is not retried, and the activities fail them non-retryably', async () => {
     const expected = Object.entries(catalogue)
       .filter(([, policy]) => policy.retried === false && policy.then !== 'caller')
       .map(([type]) => type);
     expect([...NON_RETRYABLE_TYPES].sort()).toEqual(expected.sort());
     expect(NON_RETRYABLE_TYPES).toEqual(expect.arrayContaining(['EffectStoreSchemaError', 'InvalidToolInputError']));
+    // Not by listing them in every activity's retry policy (half a kilobyte of history each)...
     const listed = toActivityOptions({ retry: { nonRetryableErrorTypes: ['MyError'] } }).retry?.nonRetryableErrorTypes;
-    expect(listed).toEqual(['MyError', ...NON_RETRYABLE_TYPES]);
+    expect(listed).toEqual(['MyError']);
+    // ...but in the activities' failure mapping: a tool's own error of a catalogued name is not retried.
+    class ToolNotAllowedError extends Error {}
+    const mapped = await withFailureMapping(() => Promise.reject(new ToolNotAllowedError('not here'))).catch(
+      (e: unknown) => e,
+    );
+    expect(mapped).toMatchObject({ type: 'ToolNotAllowedError', nonRetryable: true, message: 'not here' });
+    class OwnError extends Error {}
+    const own = await withFailureMapping(() => Promise.reject(new OwnError('mine'))).catch((e: unknown) => e);
+    expect(own).toBeInstanceOf(OwnError);
   });
 });
 
