@@ -13,6 +13,7 @@ import {
   type FailurePolicy,
 } from '../../common/failure-policy.js';
 import * as errors from '../../src/errors/errors.js';
+import { ModelCallFailedError, ModelCallRejectedError } from '../../activities/model-call-error.js';
 import { ApprovalNotPendingError, ApprovalSecretMissingError } from '../../worker/approvals-client.js';
 import { EffectStoreUnavailableError } from '../../worker/effect-store-check.js';
 import { WorkerHealthError } from '../../worker/worker-health.js';
@@ -57,6 +58,8 @@ const EXAMPLES: Record<string, () => Error & { readonly retryable: boolean }> = 
   ConversationEntryMissingError: () => new errors.ConversationEntryMissingError('run-1', 'entry-key'),
   OffloadedPayloadMissingError: () => new errors.OffloadedPayloadMissingError('payload-key'),
   ApprovalSecretMissingError: () => new ApprovalSecretMissingError('no secret'),
+  ModelCallRejectedError: () => new ModelCallRejectedError('refused', 401),
+  ModelCallFailedError: () => new ModelCallFailedError('rate limited', 429, 1000),
 };
 
 /** The error classes src/errors/errors.ts exports (each has a stable `errorName`). */
@@ -140,6 +143,10 @@ const GROUPS: ReadonlyArray<{ readonly when: (policy: FailurePolicy) => boolean;
   {
     when: (p) => p.retried === true && p.then === 'model',
     text: "retried by the activity's retry policy (default 10 attempts, 1 s doubling to 1 min); after the last attempt the model gets `Tool <name> failed after its retries: <message>`",
+  },
+  {
+    when: (p) => p.retried === true && p.then === 'run',
+    text: "retried by the model step's retry policy (default 10 attempts, 1 s doubling to 1 min; the provider's `retry-after` when it sends one); after the last attempt the run fails",
   },
   {
     when: (p) => p.retried === 'by-status',

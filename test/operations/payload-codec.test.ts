@@ -3,6 +3,9 @@ import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { tool } from 'ai';
@@ -19,14 +22,17 @@ const SECRET = 'codec-test-approval-secret-0123456789';
 
 let env: TestWorkflowEnvironment;
 let client: Client;
+let dir: string;
 
 beforeAll(async () => {
   env = await createDevServerEnvironment();
+  dir = mkdtempSync(join(tmpdir(), 'chamvi-codec-'));
   client = new Client({ connection: env.connection, namespace: env.namespace ?? 'default', dataConverter });
 }, 120_000);
 
 afterAll(async () => {
   await env?.teardown();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 const stash = defineEffectTool({
@@ -142,7 +148,7 @@ describe('a payload codec on the worker and the client', () => {
         '--agents',
         'test/product/fixtures/note-agents.ts',
         '--store',
-        'memory:',
+        join(dir, 'effects.db'),
         '--data-converter',
         CODEC_MODULE,
         '--address',
