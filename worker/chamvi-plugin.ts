@@ -1,7 +1,11 @@
 import { SimplePlugin } from '@temporalio/plugin';
 import { createChamviActivities, type ChamviActivitiesOptions } from '../activities/index.js';
 import { conversationStoreOf } from '../activities/conversation-store-of.js';
-import { chamviExternalStorage, type ChamviExternalStorageOptions } from './store-storage-driver.js';
+import {
+  chamviExternalStorage,
+  externalStorageProblem,
+  type ChamviExternalStorageOptions,
+} from './store-storage-driver.js';
 import { chamviWorkflowsPath } from './workflows-path.js';
 
 /** What {@link chamviPlugin} takes: the activities' options, and optionally your own workflows. */
@@ -43,10 +47,17 @@ export function chamviPlugin(options: ChamviPluginOptions): SimplePlugin {
     offloadsLargePayloads: () => offloads,
   });
   // In one process's memory the payloads would be lost to every other worker: offload only to a shared store.
+  const wanted = options.externalStorage !== false && conversations.shared;
+  const problem = wanted ? externalStorageProblem() : undefined;
+  if (problem !== undefined) {
+    console.warn(
+      `[chamvi] External Storage is off: ${problem}. Until then large payloads stay in the event history, and an effect result over 2 MiB fails with EffectResultTooLargeError.`,
+    );
+  }
   const storage =
-    options.externalStorage === false || !conversations.shared
-      ? undefined
-      : chamviExternalStorage(conversations.store, options.externalStorage ?? {});
+    wanted && problem === undefined
+      ? chamviExternalStorage(conversations.store, options.externalStorage || {})
+      : undefined;
   return new SimplePlugin({
     name: 'chamvi',
     dataConverter: (existing) => {

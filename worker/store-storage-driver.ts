@@ -1,6 +1,7 @@
 import * as temporalCommon from '@temporalio/common';
 import type { DataConverter, Payload, StorageDriver } from '@temporalio/common';
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { OffloadedPayloadMissingError } from '../src/errors/errors.js';
 import type { ConversationStore } from '../src/stores/conversation-store.js';
 
@@ -48,9 +49,42 @@ function decodePayload(bytes: Uint8Array): Payload {
   return { metadata, data: Uint8Array.from(buffer.subarray(4 + headerLength)) };
 }
 
-/** Whether the installed `@temporalio/common` has External Storage (public preview since 1.24). */
+let probed: string | undefined | null = null;
+
+/**
+ * Why External Storage cannot be used in this install, or `undefined` when it can: the installed
+ * `@temporalio/common` must have it (public preview since 1.24), and must be able to encode its
+ * reference payloads. In 1.24.0 that fails ("type must be a Type") when npm installs two copies of
+ * protobufjs 8 (one under `@temporalio/common`, one under `@temporalio/proto`), which it does when
+ * the protobufjs 7 of `@grpc/proto-loader` takes the top of `node_modules`: adding `protobufjs@^8`
+ * to the app's own dependencies makes npm install one.
+ */
+export function externalStorageProblem(): string | undefined {
+  if (probed !== null) return probed;
+  if (typeof (temporalCommon as { ExternalStorage?: unknown }).ExternalStorage !== 'function') {
+    return (probed = 'the installed @temporalio/common has no External Storage (it came with 1.24)');
+  }
+  try {
+    const load = createRequire(import.meta.url);
+    const helpers = load('@temporalio/common/lib/internal-non-workflow/extstore-helpers') as {
+      encodeReferencePayload(reference: { driverName: string; claim: unknown; sizeBytes: number }): Payload;
+      decodeReferencePayload(payload: Payload): unknown;
+    };
+    const claim = new temporalCommon.StorageDriverClaim({ key: 'probe' });
+    helpers.decodeReferencePayload(helpers.encodeReferencePayload({ driverName: 'probe', claim, sizeBytes: 1 }));
+    return (probed = undefined);
+  } catch (error) {
+    // A layout this probe does not know (a later SDK): nothing to tell, External Storage is used.
+    const code = (error as { code?: unknown }).code;
+    if (code === 'MODULE_NOT_FOUND' || code === 'ERR_PACKAGE_PATH_NOT_EXPORTED') return (probed = undefined);
+    const reason = error instanceof Error ? error.message : String(error);
+    return (probed = `@temporalio/common cannot encode External Storage references in this install (${reason}): there are two copies of protobufjs 8 in node_modules; add protobufjs@^8 to your app's dependencies so that npm installs one`);
+  }
+}
+
+/** Whether External Storage can be used in this install (see {@link externalStorageProblem}). */
 export function externalStorageAvailable(): boolean {
-  return typeof (temporalCommon as { ExternalStorage?: unknown }).ExternalStorage === 'function';
+  return externalStorageProblem() === undefined;
 }
 
 /**
@@ -91,8 +125,8 @@ export function storeStorageDriver(store: ConversationStore): StorageDriver {
 
 /**
  * Temporal External Storage on the chamvi store, for a data converter's `externalStorage`, or
- * `undefined` when the installed Temporal SDK has none (before 1.24: payloads then stay inline,
- * and an effect result over 2 MiB fails with `EffectResultTooLargeError`).
+ * `undefined` when this install cannot use it (see {@link externalStorageProblem}: payloads then
+ * stay inline, and an effect result over 2 MiB fails with `EffectResultTooLargeError`).
  */
 export function chamviExternalStorage(
   store: ConversationStore,
