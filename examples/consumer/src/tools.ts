@@ -15,7 +15,8 @@ async function listComments(issue: number): Promise<IssueComment[]> {
   return tracker.filter((c) => c.issue === issue); // yours pages through ALL of them
 }
 
-async function postComment(issue: number, body: string): Promise<{ id: number }> {
+async function postComment(issue: number, body: string, signal?: AbortSignal): Promise<{ id: number }> {
+  signal?.throwIfAborted(); // yours: fetch(url, { method: 'POST', body, signal }), so a cancelled attempt stops
   const posted = { id: tracker.length + 1, issue, body, user: { login: 'my-bot' } };
   tracker.push(posted);
   return { id: posted.id };
@@ -33,6 +34,6 @@ export const comment = defineEffectTool({
     );
     return found === undefined ? undefined : { id: found.id };
   },
-  execute: async ({ issue, body }, { context }) =>
-    postComment(issue, `${body}\n${effectMarker(`${context.run.runId}:comment:${issue}`)}`),
+  execute: async ({ issue, body }, { context, abortSignal }) =>
+    postComment(issue, `${body}\n${effectMarker(`${context.run.runId}:comment:${issue}`)}`, abortSignal),
 });

@@ -1,0 +1,70 @@
+// The README's knobs table and Operations section against the code they describe: the activity
+// defaults, the metric names, the agent search attribute, the connection and codec settings.
+import { describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { EFFECT_METRICS } from '../../activities/effect-telemetry.js';
+import {
+  DEFAULT_MODEL_STEP_OPTIONS,
+  DEFAULT_STORE_OPTIONS,
+  DEFAULT_TOOL_OPTIONS,
+  type JsonActivityOptions,
+} from '../../common/activity-options.js';
+import { AGENT_SEARCH_ATTRIBUTE } from '../../worker/client.js';
+import { POLLER_WAIT_MS } from '../../cli/pollers.js';
+
+const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+const section = (from: string, to: string): string => readme.slice(readme.indexOf(from), readme.indexOf(to));
+
+/** A Temporal duration string as the README writes it: `10 minutes` → `10 min`, `30 seconds` → `30 s`. */
+function short(duration: string | number | undefined): string {
+  const text = String(duration);
+  return text.replace(/ minutes?$/, ' min').replace(/ seconds?$/, ' s');
+}
+
+/** What the knobs table must say of a layer of defaults. */
+function described(options: JsonActivityOptions): string[] {
+  const retry = options.retry ?? {};
+  const attempts = retry.maximumAttempts === undefined ? 'unlimited attempts' : `${retry.maximumAttempts} attempts`;
+  return [
+    `\`startToCloseTimeout\` ${short(options.startToCloseTimeout)}`,
+    ...(options.heartbeatTimeout !== undefined ? [`\`heartbeatTimeout\` ${short(options.heartbeatTimeout)}`] : []),
+    `retry ${short(retry.initialInterval)} doubling to ${short(retry.maximumInterval)}, ${attempts}`,
+  ];
+}
+
+describe("the README's knobs and Operations section", () => {
+  it('the knobs table gives the defaults the code has, for tools, model steps and the record activity', () => {
+    const table = section('### Timeouts, retries and heartbeats', '## Tutorial');
+    const row = (name: string): string => table.split('\n').find((line) => line.startsWith(`| ${name}`)) ?? '';
+    expect(DEFAULT_TOOL_OPTIONS.retry?.backoffCoefficient).toBe(2);
+    for (const part of described(DEFAULT_TOOL_OPTIONS)) expect(row('tool calls')).toContain(part);
+    for (const part of described(DEFAULT_MODEL_STEP_OPTIONS)) expect(row('model steps')).toContain(part);
+    for (const part of described(DEFAULT_STORE_OPTIONS)) expect(row('the record activity')).toContain(part);
+    for (const knob of ['toolDefaults', 'tools[toolName]', 'activityOptions.modelStep', 'abortGraceMs', 'workerOptions'])
+      expect(table).toContain(knob);
+    // What options.abortSignal means, and an example passing it on.
+    expect(table).toContain('**`options.abortSignal`**');
+    expect(table).toContain('signal: abortSignal');
+  });
+
+  it('Operations documents logs, every metric by name, tracing, envconfig, search attributes and the codec', () => {
+    const operations = section('## Operations', '## Troubleshooting');
+    for (const name of Object.values(EFFECT_METRICS)) expect(operations).toContain(`\`${name}\``);
+    for (const part of [
+      '**Logs.**',
+      'Context.current().metricMeter',
+      'prometheus: { bindAddress',
+      '@temporalio/interceptors-opentelemetry',
+      '@temporalio/envconfig',
+      'TEMPORAL_CONFIG_FILE',
+      'api_key',
+      `\`${AGENT_SEARCH_ATTRIBUTE}\``,
+      `temporal operator search-attribute create --name ${AGENT_SEARCH_ATTRIBUTE} --type Keyword`,
+      `--search-attribute ${AGENT_SEARCH_ATTRIBUTE}=Keyword`,
+      '--data-converter',
+      `within ${POLLER_WAIT_MS / 1000} s`,
+    ])
+      expect({ part, found: operations.includes(part) }).toEqual({ part, found: true });
+  });
+});
