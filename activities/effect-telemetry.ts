@@ -39,7 +39,10 @@ export function observeEffectCall(observation: EffectCallObservation): void {
   const meta = { tool, key, outcome, attempt, durationMs };
   if (outcome === 'failed') {
     const error = observation.error instanceof Error ? observation.error.message : String(observation.error);
-    context.log.warn(`effect ${tool} failed on attempt ${attempt} after ${durationMs} ms: ${error}`, { ...meta, error });
+    context.log.warn(`effect ${tool} failed on attempt ${attempt} after ${durationMs} ms: ${error}`, {
+      ...meta,
+      error,
+    });
   } else {
     context.log.info(`effect ${tool} ${outcome} on attempt ${attempt} in ${durationMs} ms`, meta);
   }

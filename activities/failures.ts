@@ -80,7 +80,7 @@ function withDetails(error: unknown, details: unknown[]): unknown {
       details,
       ...(error.cause !== undefined ? { cause: error.cause } : {}),
       ...(error.nextRetryDelay !== undefined && error.nextRetryDelay !== null
-        ? { nextRetryDelay: error.nextRetryDelay }
+        ? { nextRetryDelay: error.nextRetryDelay as string | number }
         : {}),
       ...(error.category !== undefined && error.category !== null ? { category: error.category } : {}),
     });

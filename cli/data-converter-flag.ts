@@ -35,7 +35,7 @@ export async function loadDataConverter(command: string, flag: string | undefine
       `${command}: "${specifier}" exports no data converter; export const dataConverter = { payloadCodecs: [...] }`,
     );
   }
-  return candidate as DataConverter;
+  return candidate;
 }
 
 /**

@@ -78,7 +78,9 @@ export async function runCommand(args: string[]): Promise<number> {
     if (values.json) {
       process.stdout.write(`${JSON.stringify({ ...ids, text: result.text, effects: result.effects }, null, 2)}\n`);
     } else {
-      process.stdout.write(`\n${result.text}\n\neffects of run ${result.runId}:\n${effectReportTable(result.effects)}\n`);
+      process.stdout.write(
+        `\n${result.text}\n\neffects of run ${result.runId}:\n${effectReportTable(result.effects)}\n`,
+      );
     }
     const failed = result.effects.filter((e) => e.outcome === 'failed');
     if (failed.length === 0) return 0;

@@ -60,7 +60,9 @@ export function temporalSettings(flags: {
     });
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    throw new UsageError(`cannot read the Temporal connection profile (${reason}); check --profile and TEMPORAL_CONFIG_FILE`);
+    throw new UsageError(
+      `cannot read the Temporal connection profile (${reason}); check --profile and TEMPORAL_CONFIG_FILE`,
+    );
   }
   return {
     address: resolved.address,

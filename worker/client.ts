@@ -22,8 +22,6 @@ export type AgentRunStartOptions = Pick<
   | 'staticSummary'
   | 'staticDetails'
   | 'retry'
-  | 'workflowExecutionTimeout'
-  | 'workflowRunTimeout'
 >;
 
 /** What {@link startAgentRun} takes: the workflow input plus where, under which id and how to start it. */
@@ -55,7 +53,7 @@ export type StartAgentRunOptions = AgentWorkflowInput &
  * Returns the workflow handle; `await handle.result()` gives the text, steps and effect report.
  *
  * Temporal's start options (id reuse and conflict policies, memo, search attributes, static
- * summary and details, the workflow retry policy, timeouts) pass through; the static summary
+ * summary and details, the workflow retry policy) pass through; the static summary
  * defaults to `agent <name>`, so the UI's list says which agent a run is.
  */
 export async function startAgentRun(
@@ -74,8 +72,6 @@ export async function startAgentRun(
     staticSummary,
     staticDetails,
     retry,
-    workflowExecutionTimeout,
-    workflowRunTimeout,
     ...input
   } = options;
   const retryPolicy = retry ?? workflowRetry;
@@ -91,8 +87,6 @@ export async function startAgentRun(
     ...(memo !== undefined ? { memo } : {}),
     ...(searchAttributes !== undefined ? { typedSearchAttributes: searchAttributes } : {}),
     ...(staticDetails !== undefined ? { staticDetails } : {}),
-    ...(workflowExecutionTimeout !== undefined ? { workflowExecutionTimeout } : {}),
-    ...(workflowRunTimeout !== undefined ? { workflowRunTimeout } : {}),
   });
 }
 

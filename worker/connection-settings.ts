@@ -83,14 +83,14 @@ export function resolveTemporalConnection(settings: TemporalConnectionSettings =
   const options = withoutUndefined(loaded.connectionOptions);
   const address = settings.address ?? options.address ?? DEFAULT_TEMPORAL_ADDRESS;
   const namespace = settings.namespace ?? (nonEmpty(loaded.namespace) ? loaded.namespace : DEFAULT_TEMPORAL_NAMESPACE);
-  return { address, namespace, connectionOptions: { ...options, address } as ConnectionOptions & NativeConnectionOptions };
+  return { address, namespace, connectionOptions: { ...options, address } };
 }
 
 /** What {@link createAgentClient} takes: the connection settings, and the client's own options. */
 export type AgentClientOptions = TemporalConnectionSettings &
   Omit<ClientOptions, 'connection' | 'namespace'> & {
-    /** Give up connecting after this long (ms or a duration string). Default 10 s. */
-    readonly connectTimeout?: ConnectionOptions['connectTimeout'];
+    /** Give up connecting after this many ms. Default 10 000. */
+    readonly connectTimeout?: number;
   };
 
 /**
@@ -109,7 +109,7 @@ export async function createAgentClient(options: AgentClientOptions = {}): Promi
   });
   const connection = await Connection.connect({
     ...resolved.connectionOptions,
-    connectTimeout: connectTimeout ?? '10 seconds',
+    connectTimeout: connectTimeout ?? 10_000,
   });
   return new Client({ ...clientOptions, connection, namespace: resolved.namespace });
 }
@@ -120,9 +120,13 @@ function loadEnvConfig(required: boolean): EnvConfigModule | undefined {
   } catch (error) {
     if ((error as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw error;
     if (required)
-      throw new MissingPeerDependencyError('@temporalio/envconfig', 'Temporal connection profiles (TOML config files)', {
-        cause: error,
-      });
+      throw new MissingPeerDependencyError(
+        '@temporalio/envconfig',
+        'Temporal connection profiles (TOML config files)',
+        {
+          cause: error,
+        },
+      );
     return undefined;
   }
 }

@@ -126,13 +126,23 @@ describe('effect-call metrics and logs through the Temporal runtime', () => {
   it('a record write that failed and was written by the record activity counts in chamvi_effect_record_retries', async () => {
     const { issue, taskQueue, common } = setup();
     const port = await freePort();
-    const worker = await spawnWorker(TELEMETRY_WORKER, { ...common, PROMETHEUS: `127.0.0.1:${port}`, FAIL_COMPLETE: '1' });
+    const worker = await spawnWorker(TELEMETRY_WORKER, {
+      ...common,
+      PROMETHEUS: `127.0.0.1:${port}`,
+      FAIL_COMPLETE: '1',
+    });
     try {
-      const handle = await startAgentRun(env.client, { agent: 'responder', prompt: `Answer issue ${issue}`, taskQueue });
+      const handle = await startAgentRun(env.client, {
+        agent: 'responder',
+        prompt: `Answer issue ${issue}`,
+        taskQueue,
+      });
       const result = await handle.result();
       expect(result.effects).toEqual([expect.objectContaining({ outcome: 'executed', recordPending: true })]);
       const text = await scrape(port, /chamvi_effect_record_retries\{/);
-      expect(samples(text, 'chamvi_effect_record_retries', { tool: 'comment' })).toEqual([expect.stringMatching(/ 1$/)]);
+      expect(samples(text, 'chamvi_effect_record_retries', { tool: 'comment' })).toEqual([
+        expect.stringMatching(/ 1$/),
+      ]);
     } finally {
       await worker.stop();
     }
@@ -150,7 +160,11 @@ describe('effect-call metrics and logs through the Temporal runtime', () => {
       COMMENT_TIMEOUT: '1 second',
     });
     try {
-      const handle = await startAgentRun(env.client, { agent: 'responder', prompt: `Answer issue ${issue}`, taskQueue });
+      const handle = await startAgentRun(env.client, {
+        agent: 'responder',
+        prompt: `Answer issue ${issue}`,
+        taskQueue,
+      });
       const result = await handle.result();
       expect(commentsOn(github, issue)).toBe(1);
       expect(result.effects).toEqual([expect.objectContaining({ outcome: 'recorded' })]);

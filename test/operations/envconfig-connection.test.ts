@@ -7,12 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryEffectStore } from '../../src/index.js';
 import { createDevServerEnvironment } from '../../testing/test-environment.js';
-import {
-  createAgentClient,
-  createAgentWorker,
-  resolveTemporalConnection,
-  startAgentRun,
-} from '../../worker/index.js';
+import { createAgentClient, createAgentWorker, resolveTemporalConnection, startAgentRun } from '../../worker/index.js';
 import { noter } from '../product/fixtures/note-agents.js';
 import { runCli } from '../product/run-cli.js';
 
@@ -81,10 +76,20 @@ describe('connections from @temporalio/envconfig profiles', () => {
     const cloudFile = join(dir, 'cloud.toml');
     writeFileSync(
       cloudFile,
-      ['[profile.cloud]', 'address = "my-ns.a1b2c.tmprl.cloud:7233"', 'namespace = "my-ns.a1b2c"', 'api_key = "k-123"', ''].join('\n'),
+      [
+        '[profile.cloud]',
+        'address = "my-ns.a1b2c.tmprl.cloud:7233"',
+        'namespace = "my-ns.a1b2c"',
+        'api_key = "k-123"',
+        '',
+      ].join('\n'),
     );
     const cloud = resolveTemporalConnection({ profile: 'cloud', configFile: cloudFile, env: {} });
-    expect(cloud.connectionOptions).toMatchObject({ address: 'my-ns.a1b2c.tmprl.cloud:7233', apiKey: 'k-123', tls: true });
+    expect(cloud.connectionOptions).toMatchObject({
+      address: 'my-ns.a1b2c.tmprl.cloud:7233',
+      apiKey: 'k-123',
+      tls: true,
+    });
     expect(cloud.namespace).toBe('my-ns.a1b2c');
   });
 
@@ -100,14 +105,19 @@ describe('connections from @temporalio/envconfig profiles', () => {
   }, 30_000);
 
   it('chamvi run --profile connects through the TOML file named by TEMPORAL_CONFIG_FILE', async () => {
-    const run = await runCli(['run', 'noter', '--prompt', 'note it', '--wait', '--profile', 'local', '--task-queue', taskQueue], {
-      TEMPORAL_CONFIG_FILE: configFile,
-    });
+    const run = await runCli(
+      ['run', 'noter', '--prompt', 'note it', '--wait', '--profile', 'local', '--task-queue', taskQueue],
+      {
+        TEMPORAL_CONFIG_FILE: configFile,
+      },
+    );
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Noted.');
     // The file's default profile points nowhere: without --profile the CLI would use it and say so.
-    const wrong = await runCli(['run', 'noter', '--prompt', 'x', '--task-queue', taskQueue], { TEMPORAL_CONFIG_FILE: configFile });
+    const wrong = await runCli(['run', 'noter', '--prompt', 'x', '--task-queue', taskQueue], {
+      TEMPORAL_CONFIG_FILE: configFile,
+    });
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('127.0.0.1:1');
   }, 60_000);

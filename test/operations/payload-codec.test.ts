@@ -65,7 +65,10 @@ async function activityPayloadEncodings(workflowId: string): Promise<Map<string,
   const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
   const typeOf = new Map<string, string>();
   const encodings = new Map<string, Set<string>>();
-  const add = (type: string, payloads: ReadonlyArray<{ metadata?: Record<string, Uint8Array> | null }> | null | undefined) => {
+  const add = (
+    type: string,
+    payloads: ReadonlyArray<{ metadata?: Record<string, Uint8Array> | null }> | null | undefined,
+  ) => {
     for (const p of payloads ?? []) {
       const set = encodings.get(type) ?? new Set<string>();
       set.add(new TextDecoder().decode(p.metadata?.['encoding'] ?? new Uint8Array()));
@@ -109,7 +112,9 @@ describe('a payload codec on the worker and the client', () => {
         pending = await runCli(['approvals', workflowId, '--json', '--data-converter', CODEC_MODULE, ...flags]);
       }
       expect(pending.stderr).toBe('');
-      expect(JSON.parse(pending.stdout)).toEqual([expect.objectContaining({ toolName: 'stash', toolCallId: 'call-0-0' })]);
+      expect(JSON.parse(pending.stdout)).toEqual([
+        expect.objectContaining({ toolName: 'stash', toolCallId: 'call-0-0' }),
+      ]);
 
       // Without the codec the CLI cannot read the run's answer, and says why.
       const blind = await runCli(['approvals', workflowId, ...flags]);
@@ -125,14 +130,23 @@ describe('a payload codec on the worker and the client', () => {
 
       const result = await handle.result();
       expect(result.text).toBe('Stashed.');
-      expect(result.effects).toEqual([expect.objectContaining({ toolName: 'stash', outcome: 'executed', recordPending: true })]);
+      expect(result.effects).toEqual([
+        expect.objectContaining({ toolName: 'stash', outcome: 'executed', recordPending: true }),
+      ]);
       expect(store.failures.complete).toBe(1);
 
       const encodings = await activityPayloadEncodings(workflowId);
       expect([...encodings.keys()].sort()).toEqual(
-        ['chamvi.effectCall', 'chamvi.modelStep', 'chamvi.recordEffect', 'chamvi.toolCall', 'chamvi.verifyApproval'].sort(),
+        [
+          'chamvi.effectCall',
+          'chamvi.modelStep',
+          'chamvi.recordEffect',
+          'chamvi.toolCall',
+          'chamvi.verifyApproval',
+        ].sort(),
       );
-      for (const [type, seen] of encodings) expect({ type, encodings: [...seen] }).toEqual({ type, encodings: [TOY_ENCODING] });
+      for (const [type, seen] of encodings)
+        expect({ type, encodings: [...seen] }).toEqual({ type, encodings: [TOY_ENCODING] });
     });
   }, 90_000);
 

@@ -41,7 +41,13 @@ describe("the README's knobs and Operations section", () => {
     for (const part of described(DEFAULT_TOOL_OPTIONS)) expect(row('tool calls')).toContain(part);
     for (const part of described(DEFAULT_MODEL_STEP_OPTIONS)) expect(row('model steps')).toContain(part);
     for (const part of described(DEFAULT_STORE_OPTIONS)) expect(row('the record activity')).toContain(part);
-    for (const knob of ['toolDefaults', 'tools[toolName]', 'activityOptions.modelStep', 'abortGraceMs', 'workerOptions'])
+    for (const knob of [
+      'toolDefaults',
+      'tools[toolName]',
+      'activityOptions.modelStep',
+      'abortGraceMs',
+      'workerOptions',
+    ])
       expect(table).toContain(knob);
     // What options.abortSignal means, and an example passing it on.
     expect(table).toContain('**`options.abortSignal`**');

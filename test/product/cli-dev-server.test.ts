@@ -85,7 +85,7 @@ describe('chamvi worker, run and effects against a Temporal dev server', () => {
     ]);
     expect(byWorkflow.code).toBe(0);
     expect(byWorkflow.stdout).toContain(`effects of run ${result.runId} (workflow ${workflowId})`);
-    expect(byWorkflow.stdout).toMatch(/tool\s+key\s+origin\s+attempt\s+recorded at/);
+    expect(byWorkflow.stdout).toMatch(/tool\s+key\s+outcome\s+attempts\s+recorded at/);
     expect(byWorkflow.stdout).toMatch(new RegExp(`note\\s+${result.runId}:note:[0-9a-f]+\\s+executed\\s+1\\s`));
     // A run id needs no server.
     expect(byRun.code).toBe(0);
