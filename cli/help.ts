@@ -78,6 +78,23 @@ Options:
 
 Exits 1 when the store holds no record for the run.`;
 
+export const SHOW_HELP = `Usage: chamvi show <workflow id> --store <sqlite path | postgres url> [options]
+
+Prints an agent run's conversation, oldest message first, read from the effect store the workers
+keep it in (the event history holds only a reference to it): each message's role and text, its
+tool calls (→) and tool results (←), long values cut. Reads the run's output once it completed,
+else its progress query (a worker must poll), else its history.
+
+Options:
+  --store <spec>          effect store: ./effects.db, sqlite:effects.db, postgres://user@host/db [${ENV.store}]
+  --json                  print the messages as JSON, whole
+  --address <host:port>   Temporal frontend (default localhost:7233)  [${ENV.address}]
+  --namespace <ns>        Temporal namespace (default default)        [${ENV.namespace}]
+  --profile <name>        Temporal connection profile (@temporalio/envconfig: TLS, API key;
+                          file TEMPORAL_CONFIG_FILE or ~/.config/temporalio/temporal.toml) [TEMPORAL_PROFILE]
+  --data-converter <mod>  module exporting the workers' dataConverter (payload codecs)   [CHAMVI_DATA_CONVERTER]
+  -h, --help              show this help`;
+
 export const MAIN_HELP = `Usage: chamvi <command> [options]
 
 Run AI SDK agents as Temporal workflows with effect tools (side effects applied at most once).
@@ -88,6 +105,7 @@ Commands:
   worker     run a worker for the agents a module exports
   run        start an agent run (a workflow); --wait prints its result and effects
   effects    print the effect store's records of a run
+  show       print a run's conversation from the effect store
   approvals  list a run's tool calls waiting for approval
   approve    approve (or --deny) a pending tool call; needs CHAMVI_APPROVAL_SECRET
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// The `chamvi` command: dev (the demo), worker, run, effects. One line and exit 2 for usage errors.
+// The `chamvi` command: dev (the demo), worker, run, effects, show. One line and exit 2 for usage errors.
 // Commands load on demand, so `--help` and usage errors answer without loading Temporal.
 import { readFileSync } from 'node:fs';
-import { DEV_HELP, EFFECTS_HELP, MAIN_HELP, RUN_HELP, WORKER_HELP } from './help.js';
+import { DEV_HELP, EFFECTS_HELP, MAIN_HELP, RUN_HELP, SHOW_HELP, WORKER_HELP } from './help.js';
 import { APPROVALS_HELP, APPROVE_HELP } from './approvals-help.js';
 import { undecodablePayload } from './data-converter-flag.js';
 import { exitWithError, UsageError } from './usage-error.js';
@@ -14,6 +14,7 @@ const COMMANDS: Record<string, { help: string; load: () => Promise<Command> }> =
   worker: { help: WORKER_HELP, load: async () => (await import('./worker-command.js')).workerCommand },
   run: { help: RUN_HELP, load: async () => (await import('./run-command.js')).runCommand },
   effects: { help: EFFECTS_HELP, load: async () => (await import('./effects-command.js')).effectsCommand },
+  show: { help: SHOW_HELP, load: async () => (await import('./show-command.js')).showCommand },
   approvals: { help: APPROVALS_HELP, load: async () => (await import('./approvals-command.js')).approvalsCommand },
   approve: { help: APPROVE_HELP, load: async () => (await import('./approvals-command.js')).approveCommand },
 };

@@ -53,3 +53,14 @@ export type * from '../common/index.js';
 export type { AgentRunOutput, AgentCheckpoint, StepSummary } from '../workflows/agent-loop.js';
 export type { AgentWorkflowInput } from '../workflows/agent-workflow.js';
 export { agentProgressQuery, type AgentProgress } from '../workflows/progress.js';
+export { agentConversation, type AgentConversation } from './agent-conversation.js';
+export {
+  chamviDataConverter,
+  chamviExternalStorage,
+  storeStorageDriver,
+  externalStorageAvailable,
+  externalStorageProblem,
+  DEFAULT_OFFLOAD_THRESHOLD_BYTES,
+  type ChamviExternalStorageOptions,
+} from './store-storage-driver.js';
+export { loadConversation, type ConversationSource } from '../src/conversation/load-conversation.js';
