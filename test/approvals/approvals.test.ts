@@ -181,7 +181,15 @@ describe('durable approval of effect tools (time-skipping server)', () => {
       return handle.result();
     });
     expect(commentsOn(github, issue)).toBe(0);
-    expect(result.effects).toEqual([]);
+    // The report lists the denied call too (issue 15): nothing ran, 0 attempts.
+    expect(result.effects).toEqual([
+      expect.objectContaining({
+        toolName: 'comment',
+        outcome: 'denied',
+        attempts: 0,
+        reason: expect.stringContaining('wrong tone'),
+      }),
+    ]);
     expect(result.approvals).toEqual([
       expect.objectContaining({ approved: false, decidedBy: 'approver', reason: 'wrong tone' }),
     ]);

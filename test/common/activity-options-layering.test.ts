@@ -95,6 +95,7 @@ describe('activity option layering', () => {
     });
     expect(withoutTypes(options)).toEqual({
       startToCloseTimeout: '5 minutes',
+      heartbeatTimeout: '30 seconds',
       retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 2 },
     });
   });

@@ -200,7 +200,15 @@ describe('agent workflow on the time-skipping server', () => {
     expect(github.requests).toBe(before);
     expect(commentsOn(github, issue)).toBe(0);
     expect(types.filter((t) => t === 'chamvi.effectCall')).toHaveLength(1);
-    expect(result.effects).toEqual([]);
+    // The report lists the refused call as failed after its one attempt (issue 15).
+    expect(result.effects).toEqual([
+      expect.objectContaining({
+        toolName: 'comment',
+        outcome: 'failed',
+        attempts: 1,
+        error: expect.objectContaining({ type: 'ToolNotAllowedError' }),
+      }),
+    ]);
     const toolMessage = (await messagesOfRun(result)).find((m) => m.role === 'tool');
     expect(JSON.stringify(toolMessage)).toContain('ToolNotAllowedError');
   });
