@@ -62,7 +62,8 @@ describe('model steps heartbeat, so a dead worker is noticed within the heartbea
     } finally {
       await survivor.stop();
     }
-  }, 60_000);
+    // Two worker processes start (tsx compiles each): on a loaded machine that alone can take a minute.
+  }, 150_000);
 
   it('the model step is scheduled with a heartbeat timeout by default (30 s, like the tools)', async () => {
     expect(DEFAULT_MODEL_STEP_OPTIONS.heartbeatTimeout).toBe('30 seconds');
