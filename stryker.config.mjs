@@ -6,9 +6,6 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-// Absolute, in the tree: Stryker resolves the environment from the directory it started in.
-const here = (path) => join(import.meta.dirname, path);
-
 // The tests that exercise src/effects/ and src/stores/ in this process. Left out: the Temporal and
 // dev-server suites (minutes per run), and pg-optional-peer (it checks packaging with tsc and child
 // processes, no protocol or store behaviour a mutant could change).
@@ -27,11 +24,6 @@ export default {
     config: {
       testMatch: TESTS.map((glob) => `<rootDir>/${glob}`),
       testPathIgnorePatterns: ['/node_modules/', ...NOT_TESTS.map((file) => `<rootDir>/${file}`)],
-      // A mutant's run loads only the test files of its covering tests, quickest first, and stops at
-      // its first failing test (see the two files): without them every run loads all 17 files (6 s)
-      // and runs every covering test, the slow lease and zombie tests included.
-      testEnvironment: here('test/mutation/stop-at-first-failure-environment.mjs'),
-      testSequencer: here('test/mutation/covering-files-sequencer.mjs'),
     },
     // perTest coverage already narrows each mutant to the tests that reached it.
     enableFindRelatedTests: false,
@@ -41,12 +33,12 @@ export default {
   concurrency: 1,
   // Store tests wait on real leases and real PostgreSQL; a mutant that makes one hang counts as killed
   // (timeout) after this long beyond its normal time.
-  timeoutMS: 15_000,
+  timeoutMS: 20_000,
   timeoutFactor: 2,
   dryRunTimeoutMinutes: 20,
-  // Each test runner process is replaced after this many mutants: jest's ESM module registries and
-  // the pools and timers a mutant leaks pile up in a long-lived process until it runs out of heap.
-  maxTestRunnerReuse: 50,
+  // Each test runner process is replaced after this many mutants, so pools and timers a mutant leaks
+  // do not pile up over a run of thousands.
+  maxTestRunnerReuse: 100,
   // The sandbox (a copy of the tree) lives outside the repository, so jest and tsc runs in the tree
   // never see a second copy of the package.
   tempDirName: join(tmpdir(), 'chamvi-stryker'),
