@@ -333,7 +333,9 @@ describe('leases on the database clock (PostgreSQL)', () => {
       { tool: faults.wrapTool('effect', tool, { attempt: 1 }), toolName: 'effect', input: { id: 'l0' }, ctx, options },
       { store, logger: quiet, leaseMs: 0, attempt: 1 },
     );
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Attempt 1 holds the claim once it stalls in alreadyApplied (a fixed sleep here raced a slow
+    // first connection on a loaded machine: attempt 1 then claimed after attempt 2 had finished).
+    while (faults.count('in-already-applied') === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     const started = Date.now();
     const second = await applyEffect(
       { tool, toolName: 'effect', input: { id: 'l0' }, ctx, options },
