@@ -62,5 +62,7 @@ export {
   externalStorageProblem,
   DEFAULT_OFFLOAD_THRESHOLD_BYTES,
   type ChamviExternalStorageOptions,
+  type TemporalExternalStorage,
+  type TemporalStorageDriver,
 } from './store-storage-driver.js';
 export { loadConversation, type ConversationSource } from '../src/conversation/load-conversation.js';

@@ -1,5 +1,5 @@
 import * as temporalCommon from '@temporalio/common';
-import type { DataConverter, Payload, StorageDriver } from '@temporalio/common';
+import type { DataConverter, Payload } from '@temporalio/common';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { OffloadedPayloadMissingError } from '../src/errors/errors.js';
@@ -49,6 +49,27 @@ function decodePayload(bytes: Uint8Array): Payload {
   return { metadata, data: Uint8Array.from(buffer.subarray(4 + headerLength)) };
 }
 
+/**
+ * `@temporalio/common`'s `ExternalStorage`, read off the installed SDK's `DataConverter` so these
+ * declarations compile on SDKs before 1.24 too (there it is `{}`, and External Storage is off).
+ */
+export type TemporalExternalStorage = NonNullable<
+  DataConverter extends { externalStorage?: infer Storage } ? Storage : never
+>;
+
+/**
+ * `@temporalio/common`'s `StorageDriver` (1.24+), read off {@link TemporalExternalStorage}; on
+ * SDKs before 1.24, which have none, the shape the chamvi driver has.
+ */
+export type TemporalStorageDriver = TemporalExternalStorage extends { readonly drivers: ReadonlyArray<infer Driver> }
+  ? Driver
+  : {
+      readonly name: string;
+      readonly type: string;
+      store(context: unknown, payloads: Payload[]): Promise<Array<{ readonly claimData: Record<string, string> }>>;
+      retrieve(context: unknown, claims: Array<{ readonly claimData: Record<string, string> }>): Promise<Payload[]>;
+    };
+
 let probed: string | undefined | null = null;
 
 /**
@@ -93,11 +114,11 @@ export function externalStorageAvailable(): boolean {
  * stored twice is one row. Payloads follow the store's retention from when they were last stored;
  * keep it longer than your workflows run plus the namespace's history retention.
  */
-export function storeStorageDriver(store: ConversationStore): StorageDriver {
+export function storeStorageDriver(store: ConversationStore): TemporalStorageDriver {
   const { StorageDriverClaim } = temporalCommon as unknown as {
     StorageDriverClaim: new (data: Record<string, string>) => temporalCommon.StorageDriverClaim;
   };
-  return {
+  const driver: temporalCommon.StorageDriver = {
     name: 'chamvi-store',
     type: 'chamvi.store',
     async store(_context, payloads) {
@@ -121,6 +142,7 @@ export function storeStorageDriver(store: ConversationStore): StorageDriver {
       );
     },
   };
+  return driver as TemporalStorageDriver;
 }
 
 /**
@@ -131,10 +153,11 @@ export function storeStorageDriver(store: ConversationStore): StorageDriver {
 export function chamviExternalStorage(
   store: ConversationStore,
   options: ChamviExternalStorageOptions = {},
-): temporalCommon.ExternalStorage | undefined {
+): TemporalExternalStorage | undefined {
   if (!externalStorageAvailable()) return undefined;
   const threshold = options.thresholdBytes ?? DEFAULT_OFFLOAD_THRESHOLD_BYTES;
-  return new temporalCommon.ExternalStorage({ drivers: [storeStorageDriver(store)], payloadSizeThreshold: threshold });
+  const drivers = [storeStorageDriver(store) as temporalCommon.StorageDriver];
+  return new temporalCommon.ExternalStorage({ drivers, payloadSizeThreshold: threshold }) as TemporalExternalStorage;
 }
 
 /**
