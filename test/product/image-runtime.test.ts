@@ -94,8 +94,12 @@ function freePort(): Promise<number> {
     const env = dockerEnv(runtime);
     expect(env['NODE_ENV']).toBe('production');
     for (const { args } of runtime.filter((i) => i.op === 'RUN')) {
-      // The image empties its npm cache; here that cache is the machine's, shared with every other install.
-      const command = args.replace(/\s*&&\s*npm cache clean --force/, '');
+      // The image empties its npm cache; here that cache is the machine's, shared with every other
+      // install, and may hold a packument older than the build stage's lock (the image starts with
+      // none): revalidate it, as an empty cache would fetch it.
+      const command = args
+        .replace(/\s*&&\s*npm cache clean --force/, '')
+        .replace(/^npm ci /, 'npm ci --prefer-online ');
       await shell(command, app, userEnv(env));
     }
     for (const name of [
