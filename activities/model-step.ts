@@ -1,4 +1,6 @@
-import { generateText, isStepCount, type ModelMessage, type ToolSet } from 'ai';
+import { isStepCount, type ModelMessage, type ToolSet } from 'ai';
+import type { RunStreamStore } from '../src/stream/run-stream-store.js';
+import { callModel } from './model-stream.js';
 import { resolveApproval } from '../src/approvals/approval-policy.js';
 import { isEffectTool } from '../src/effects/define-effect-tool.js';
 import { inputFingerprint } from '../src/effects/effect-key.js';
@@ -13,6 +15,8 @@ import type { ConversationLog } from '../src/conversation/conversation-log.js';
 import { modelCallFailure, modelName } from './model-call-error.js';
 import { mergeActivityOptions } from '../common/activity-options.js';
 import { toolsContextFor } from '../src/agent/tools-context.js';
+import { resolveStepSettings } from './step-settings.js';
+import { stepLimit, stoppedStep } from './stopped-step.js';
 
 /**
  * The model-step activity: exactly one model call. The agent's tools are offered without their
@@ -31,9 +35,10 @@ import { toolsContextFor } from '../src/agent/tools-context.js';
  * to Temporal's retry policy, honouring the provider's retry-after; the ones it cannot fix (no or
  * a refused API key, no such model, an invalid request) fail the step non-retryably
  * (`ModelCallRejectedError`), which fails the run at once. The step heartbeats while the provider
- * call is in flight.
+ * call is in flight. With a run stream (`stream`), the call streams and writes its deltas to it
+ * as they arrive (see `streamModelCall`); the step's result is the same.
  */
-export function createModelStepActivity(registry: AgentRegistry, log: ConversationLog) {
+export function createModelStepActivity(registry: AgentRegistry, log: ConversationLog, stream?: RunStreamStore) {
   return async function modelStep(input: ModelStepInput): Promise<ModelStepResult> {
     return withFailureMapping(async () => {
       const registration = registry.get(input.agent);
@@ -47,18 +52,24 @@ export function createModelStepActivity(registry: AgentRegistry, log: Conversati
       const stop = keepHeartbeating();
       try {
         const conversation = await stepConversation(input, log);
-        const result = await generateText({
-          model: agent.model,
-          ...(agent.instructions !== undefined ? { instructions: agent.instructions } : {}),
-          messages: conversation.messages as unknown as ModelMessage[],
-          tools: offered,
-          toolsContext: toolsContextFor(offered, ctx),
-          stopWhen: isStepCount(1),
-          maxRetries: 0,
-          abortSignal: ctx.run.signal,
-          ...(agent.telemetry !== undefined ? { telemetry: agent.telemetry } : {}),
-        }).catch((error: unknown) => {
-          throw modelCallFailure(error, { agent: agent.name, step: input.step, model: modelName(agent.model) });
+        // The agent's settings for this step (agent settings table in the README); a met stop condition ends the run here.
+        const settings = await resolveStepSettings(agent, input, conversation.messages);
+        if (settings.stop) return stoppedStep(agent);
+        // With a run stream the call streams (streamText) and writes its deltas as they come; same result.
+        const result = await callModel(
+          {
+            ...settings.call,
+            messages: conversation.messages as unknown as ModelMessage[],
+            tools: offered,
+            toolsContext: toolsContextFor(offered, ctx),
+            stopWhen: isStepCount(1),
+            maxRetries: 0,
+            abortSignal: ctx.run.signal,
+          },
+          stream,
+          input,
+        ).catch((error: unknown) => {
+          throw modelCallFailure(error, { agent: agent.name, step: input.step, model: modelName(settings.model()) });
         });
         const toolCalls: ToolCallPlan[] = [];
         const refusedCalls: ModelStepResult['refusedCalls'] = [];
@@ -114,7 +125,8 @@ export function createModelStepActivity(registry: AgentRegistry, log: Conversati
           finishReason: result.finishReason,
           toolCalls,
           ...(refusedCalls.length > 0 || stored === undefined ? { refusedCalls } : {}),
-          agentMaxSteps: agent.maxSteps,
+          agentMaxSteps: stepLimit(agent),
+          ...(await settings.output(() => result.output)),
         };
       } finally {
         stop();

@@ -57,6 +57,13 @@ export interface ModelStepResult {
   readonly refusedCalls?: Array<{ toolCallId: string; toolName: string; message: string }>;
   /** The agent's own step limit, from its definition on the worker. */
   readonly agentMaxSteps: number;
+  /**
+   * A stop condition of the agent (`stopWhen`) is met by the steps so far: the step made no model
+   * call, and the run ends without it (absent: the step ran).
+   */
+  readonly stopped?: boolean;
+  /** The step's parsed structured output (agents with `output`, on the final step only), as JSON. */
+  readonly output?: unknown;
   /** Token usage, from steps of runs begun before 0.3 (no longer sent: nothing read it, and it cost the history bytes every step). */
   readonly usage?: { readonly inputTokens?: number; readonly outputTokens?: number };
 }

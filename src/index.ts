@@ -102,7 +102,17 @@ export { ConversationCache, DEFAULT_CONVERSATION_CACHE_BYTES } from './conversat
 export { ConversationLog, messagesOf } from './conversation/conversation-log.js';
 export { loadConversation, type ConversationSource } from './conversation/load-conversation.js';
 export { ConversationEntryMissingError, OffloadedPayloadMissingError } from './errors/errors.js';
-export { defineAgent, isAgent, DEFAULT_MAX_STEPS, type Agent, type AgentDefinition } from './agent/define-agent.js';
+export {
+  defineAgent,
+  isAgent,
+  DEFAULT_MAX_STEPS,
+  type Agent,
+  type AgentDefinition,
+  type ToolLoopAgentDefinition,
+} from './agent/define-agent.js';
+export type { AgentSettings, AgentOutput, AgentRuntimeContext } from './agent/agent-settings.js';
+export type { ToolLoopAgentSource } from './agent/tool-loop-agent-source.js';
+export { UnsupportedAgentSettingError } from './errors/unsupported-agent-setting-error.js';
 export { wrapToolsForRun, type AllowTool, type WrapOptions } from './agent/wrap-tools-for-run.js';
 export { runAgent, type AgentPrompt, type AgentRunResult, type RunAgentOptions } from './agent/run-agent.js';
 export {

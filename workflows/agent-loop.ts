@@ -75,6 +75,12 @@ export interface AgentRunOutput {
   readonly runId: string;
   /** The model's final text. */
   readonly text: string;
+  /**
+   * The final step's parsed structured output, for an agent with `output` (`Output.object(...)`,
+   * ...), as JSON; absent when the run ended on a step that called tools (a stop condition, the
+   * step limit), as the AI SDK has no output then.
+   */
+  readonly output?: unknown;
   readonly steps: StepSummary[];
   /**
    * Every effect call: key, tool, outcome (`executed` | `reconciled` | `recorded`, or `failed` with
@@ -136,6 +142,8 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
   })[ACTIVITY_NAMES.modelStep];
 
   let text: string | undefined;
+  // The last step's structured output (agents with `output`), as the AI SDK's result has it.
+  let output: unknown;
   for (let step = start.step; ; step++) {
     if (step > start.step || options.checkpoint !== undefined) {
       await options.beforeStep?.({ runId: run.runId, step, ...conversation.snapshot(), steps, effects, approvals });
@@ -149,6 +157,9 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
           summary: `step ${step} · model · agent ${run.agent}`.slice(0, 200),
         })[ACTIVITY_NAMES.modelStep];
     const result = await modelStep({ ...run, step, ...conversation.modelStepInput() });
+    // The agent's stopWhen (evaluated in the model step, on the steps so far) ended the run before this step.
+    if (result.stopped === true) break;
+    output = result.output;
     // What the model saw for this step: the tool calls' `options.messages` (AI SDK semantics, and
     // what the model step computed the effect keys from), without the assistant response.
     const seen = conversation.answered(result);
@@ -182,7 +193,15 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
     if (!answered || steps.length >= maxSteps) break;
   }
   progress.status = 'completed';
-  return { runId: run.runId, text: text ?? '', steps, effects, approvals, ...conversation.snapshot() };
+  return {
+    runId: run.runId,
+    text: text ?? '',
+    ...(output !== undefined ? { output } : {}),
+    steps,
+    effects,
+    approvals,
+    ...conversation.snapshot(),
+  };
 }
 
 function startingPoint(options: AgentLoopOptions): AgentCheckpoint {

@@ -1,19 +1,38 @@
-import type { LanguageModel, TelemetryOptions, ToolSet } from 'ai';
+import type { Instructions, LanguageModel, TelemetryOptions, ToolSet } from 'ai';
 import { assertNoStrayHooks } from '../effects/define-effect-tool.js';
+import {
+  checkAgentSettings,
+  type AgentOutput,
+  type AgentRuntimeContext,
+  type AgentSettings,
+} from './agent-settings.js';
+import { toolLoopAgentSettings, type ToolLoopAgentSource } from './tool-loop-agent-source.js';
 
 const AGENT = Symbol.for('@chamvi/temporal/agent');
 
-/** What {@link defineAgent} takes. */
-export interface AgentDefinition<TOOLS extends ToolSet = ToolSet> {
+/**
+ * What {@link defineAgent} takes: a name, and AI SDK 7's `ToolLoopAgentSettings` (the same names
+ * and meaning; see {@link AgentSettings} for where each one runs). Callbacks (`onStepFinish`,
+ * `onEnd`, ...) and the settings Temporal owns are refused with an `UnsupportedAgentSettingError`.
+ */
+export interface AgentDefinition<
+  TOOLS extends ToolSet = ToolSet,
+  RUNTIME_CONTEXT extends AgentRuntimeContext = AgentRuntimeContext,
+  OUTPUT extends AgentOutput = AgentOutput,
+> extends AgentSettings<TOOLS, RUNTIME_CONTEXT, OUTPUT> {
   /** Unique name; Temporal workers register agents by it and workflows start them by it. */
   readonly name: string;
   /** The AI SDK language model (a provider model object, or a gateway model id string). */
   readonly model: LanguageModel;
-  /** System instructions sent with every model step. */
-  readonly instructions?: string;
+  /** System instructions sent with every model step (a string, or system messages). */
+  readonly instructions?: Instructions;
   /** The agent's tools; effect tools among them run the effect protocol on every call. */
   readonly tools?: TOOLS;
-  /** Upper bound on model steps per run. Default 20. */
+  /**
+   * Upper bound on model steps per run: `isStepCount(maxSteps)`, checked in the workflow.
+   * Default 20, or no bound when `stopWhen` is set (as `ToolLoopAgent`, whose default `stopWhen`
+   * is `isStepCount(20)`). `Infinity`: no bound.
+   */
   readonly maxSteps?: number;
   /**
    * The AI SDK's telemetry settings for every model call of the agent (`generateText`'s
@@ -25,57 +44,112 @@ export interface AgentDefinition<TOOLS extends ToolSet = ToolSet> {
   readonly telemetry?: TelemetryOptions;
   /** @deprecated AI SDK 6's name of {@link telemetry}; used when `telemetry` is not set. */
   readonly experimental_telemetry?: TelemetryOptions;
+  /** A `ToolLoopAgent`'s `id`: the name when `name` is not given (settings objects spread in carry it). */
+  readonly id?: string;
 }
 
-/** An agent: a name, a model, instructions and tools, ready for `runAgent` or a Temporal worker. */
-export type Agent<TOOLS extends ToolSet = ToolSet> = Readonly<
-  Required<Omit<AgentDefinition<TOOLS>, 'instructions' | 'telemetry' | 'experimental_telemetry'>>
-> & {
-  readonly instructions: string | undefined;
+/**
+ * What {@link defineAgent} takes to run an existing AI SDK agent: a `ToolLoopAgent` (or the
+ * settings object it was made from) and, unless the agent has an `id`, a name.
+ */
+export interface ToolLoopAgentDefinition<TOOLS extends ToolSet = ToolSet> {
+  /** Default: the agent's `id`. */
+  readonly name?: string;
+  readonly agent: ToolLoopAgentSource<TOOLS>;
+  /** As {@link AgentDefinition.maxSteps}. */
+  readonly maxSteps?: number;
+}
+
+/** An agent: a name, a model, instructions, tools and settings, ready for `runAgent` or a Temporal worker. */
+export interface Agent<TOOLS extends ToolSet = ToolSet> {
+  readonly name: string;
+  readonly model: LanguageModel;
+  readonly instructions: Instructions | undefined;
+  readonly tools: TOOLS;
+  /** The step bound: `Infinity` when there is none (`stopWhen` set without `maxSteps`). */
+  readonly maxSteps: number;
   /** The AI SDK telemetry settings of its model calls (`telemetry`, or `experimental_telemetry`). */
   readonly telemetry?: TelemetryOptions;
+  /**
+   * Its other `ToolLoopAgent` settings, checked (typed for any tool set: the model step calls them
+   * with this agent's steps).
+   */
+  readonly settings: AgentSettings;
   readonly [AGENT]: true;
-};
+}
 
-/** Default upper bound on model steps per run. */
+/** Default upper bound on model steps per run (when `stopWhen` is not set either). */
 export const DEFAULT_MAX_STEPS = 20;
 
 /**
- * Defines an agent. The definition is checked at once: a missing name or model, a bad
- * `maxSteps` or a tool that is not an object throws a `TypeError` naming the field; a tool that
- * has `effectKey`/`alreadyApplied` but is not an effect tool (it lost the brand) throws an
- * `InvalidEffectToolError` naming the tool.
+ * Defines an agent, from AI SDK 7 agent settings or from an existing `ToolLoopAgent`:
+ * `defineAgent({ name, model, instructions, tools, stopWhen, prepareStep, output, ... })`, or
+ * `defineAgent({ name, agent: toolLoopAgent })` for the same agent as a durable workflow.
+ *
+ * The definition is checked at once: a missing name or model, a bad `maxSteps` or a tool that is
+ * not an object throws a `TypeError` naming the field; a tool that has `effectKey`/`alreadyApplied`
+ * but is not an effect tool (it lost the brand) throws an `InvalidEffectToolError` naming the tool;
+ * a setting chamvi cannot honour (a callback, `maxRetries`, `toolsContext`, a stop condition that
+ * is not a function, an unknown name) throws an `UnsupportedAgentSettingError` naming the setting.
  */
-export function defineAgent<TOOLS extends ToolSet = ToolSet>(definition: AgentDefinition<TOOLS>): Agent<TOOLS> {
-  const { name, model, instructions, tools, maxSteps } = definition;
-  const telemetry = definition.telemetry ?? definition.experimental_telemetry;
+export function defineAgent<
+  TOOLS extends ToolSet = ToolSet,
+  RUNTIME_CONTEXT extends AgentRuntimeContext = AgentRuntimeContext,
+  OUTPUT extends AgentOutput = AgentOutput,
+>(definition: AgentDefinition<TOOLS, RUNTIME_CONTEXT, OUTPUT> | ToolLoopAgentDefinition<TOOLS>): Agent<TOOLS> {
+  const given = resolveDefinition(definition);
+  const name = given['name'] ?? given['id'];
   if (typeof name !== 'string' || !/^[A-Za-z0-9_.-]+$/.test(name)) {
     throw new TypeError(
       `defineAgent: name must be a non-empty string of letters, digits, '_', '.', '-' (got ${JSON.stringify(name)}).`,
     );
   }
+  const where = `defineAgent("${name}")`;
+  const model = given['model'] as LanguageModel | undefined;
   if (model === undefined || model === null)
-    throw new TypeError(`defineAgent("${name}"): model is missing; pass an AI SDK language model.`);
-  if (maxSteps !== undefined && (!Number.isInteger(maxSteps) || maxSteps < 1)) {
-    throw new TypeError(`defineAgent("${name}"): maxSteps must be a positive integer (got ${String(maxSteps)}).`);
+    throw new TypeError(`${where}: model is missing; pass an AI SDK language model.`);
+  const maxSteps = given['maxSteps'] as number | undefined;
+  if (maxSteps !== undefined && maxSteps !== Infinity && (!Number.isInteger(maxSteps) || maxSteps < 1)) {
+    throw new TypeError(`${where}: maxSteps must be a positive integer or Infinity (got ${String(maxSteps)}).`);
   }
-  for (const [toolName, tool] of Object.entries(tools ?? {})) {
+  const tools = (given['tools'] ?? {}) as TOOLS;
+  for (const [toolName, tool] of Object.entries(tools)) {
     if (typeof tool !== 'object' || tool === null) {
       throw new TypeError(
-        `defineAgent("${name}"): tool "${toolName}" is not a tool object; define it with tool() or defineEffectTool().`,
+        `${where}: tool "${toolName}" is not a tool object; define it with tool() or defineEffectTool().`,
       );
     }
-    assertNoStrayHooks(toolName, tool, `defineAgent("${name}")`);
+    assertNoStrayHooks(toolName, tool, where);
   }
+  const settings = checkAgentSettings(where, given);
+  const telemetry = (given['telemetry'] ?? given['experimental_telemetry']) as TelemetryOptions | undefined;
   return Object.freeze({
     name,
     model,
-    instructions,
-    tools: Object.freeze({ ...(tools ?? {}) }) as TOOLS,
-    maxSteps: maxSteps ?? DEFAULT_MAX_STEPS,
+    instructions: given['instructions'] as Instructions | undefined,
+    tools: Object.freeze({ ...tools }),
+    // As ToolLoopAgent: its default stop condition is isStepCount(20), which a stopWhen replaces.
+    maxSteps: maxSteps ?? (settings.stopWhen !== undefined ? Infinity : DEFAULT_MAX_STEPS),
     ...(telemetry !== undefined ? { telemetry } : {}),
+    settings,
     [AGENT]: true as const,
   });
+}
+
+/** The definition's fields, with a `ToolLoopAgent`'s settings in place of `agent` (the definition's own name and maxSteps win). */
+function resolveDefinition(definition: object): Readonly<Record<string, unknown>> {
+  if (!('agent' in definition) || definition.agent === undefined) return definition as Record<string, unknown>;
+  const { agent, ...own } = definition as ToolLoopAgentDefinition & Record<string, unknown>;
+  const label = typeof own['name'] === 'string' ? `defineAgent("${own['name']}")` : 'defineAgent';
+  const extra = Object.keys(own).filter((key) => key !== 'name' && key !== 'maxSteps');
+  if (extra.length > 0) {
+    throw new TypeError(
+      `${label}: with agent, only name and maxSteps may be given (got ${extra.join(', ')}); set the others on the ToolLoopAgent.`,
+    );
+  }
+  const settings = toolLoopAgentSettings(label, agent);
+  const rest = Object.fromEntries(Object.entries(own).filter(([, value]) => value !== undefined));
+  return { ...settings, ...rest };
 }
 
 /** Whether `value` was made by {@link defineAgent}. */

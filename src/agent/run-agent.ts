@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { generateText, isStepCount, type ModelMessage, type StepResult, type ToolSet } from 'ai';
+import {
+  generateText,
+  isStepCount,
+  NoOutputGeneratedError,
+  type ModelMessage,
+  type StepResult,
+  type ToolSet,
+} from 'ai';
 import { createToolContext, type RunData, type ToolContext } from '../context/tool-context.js';
 import type { EffectCallReport, EffectLogger } from '../effects/effect-report.js';
 import { InvalidEffectKeyError, LegacyContextFieldError } from '../errors/errors.js';
@@ -36,6 +43,8 @@ export interface AgentRunResult {
   readonly runId: string;
   /** The model's final text. */
   readonly text: string;
+  /** The final step's parsed structured output, for an agent with `output` (absent when the last step called tools). */
+  readonly output?: unknown;
   /** The AI SDK's step results. */
   readonly steps: ReadonlyArray<StepResult<ToolSet>>;
   /** Every effect call in call order: key, tool and outcome (`recorded` | `reconciled` | `executed`). */
@@ -69,7 +78,10 @@ export async function runAgent(agent: Agent, options: RunAgentOptions): Promise<
     ...(options.logger ? { logger: options.logger } : {}),
   });
   const prompt = options.messages !== undefined ? { messages: options.messages } : { prompt: options.prompt ?? '' };
+  // The agent's ToolLoopAgent settings go to the AI SDK's own loop as they are (checked by defineAgent).
+  const { stopWhen, ...settings } = agent.settings ?? {};
   const result = await generateText({
+    ...settings,
     model: agent.model,
     ...(agent.instructions !== undefined ? { instructions: agent.instructions } : {}),
     tools,
@@ -78,6 +90,7 @@ export async function runAgent(agent: Agent, options: RunAgentOptions): Promise<
     // A step whose tool hit a definition bug ends the loop: the model cannot fix the tool.
     stopWhen: [
       isStepCount(options.maxSteps ?? agent.maxSteps),
+      ...(stopWhen === undefined ? [] : Array.isArray(stopWhen) ? stopWhen : [stopWhen]),
       ({ steps }: { steps: ReadonlyArray<StepResult<ToolSet>> }) => definitionBug(steps.slice(-1)) !== undefined,
     ],
     ...(options.signal ? { abortSignal: options.signal } : {}),
@@ -85,7 +98,18 @@ export async function runAgent(agent: Agent, options: RunAgentOptions): Promise<
   });
   const bug = definitionBug(result.steps);
   if (bug !== undefined) throw bug;
-  return { runId, text: result.text, steps: result.steps, effects };
+  const output = settings.output === undefined ? undefined : parsedOutput(() => result.output);
+  return { runId, text: result.text, ...(output !== undefined ? { output } : {}), steps: result.steps, effects };
+}
+
+/** The result's structured output; `undefined` when the last step made none (it called tools). */
+function parsedOutput(read: () => unknown): unknown {
+  try {
+    return read();
+  } catch (error) {
+    if (NoOutputGeneratedError.isInstance(error)) return undefined;
+    throw error;
+  }
 }
 
 /**

@@ -1,0 +1,121 @@
+import {
+  NoOutputGeneratedError,
+  type LanguageModel,
+  type PrepareStepFunction,
+  type PrepareStepResult,
+  type ToolSet,
+} from 'ai';
+import type { Agent } from '../src/agent/define-agent.js';
+import { PASSED_SETTINGS } from '../src/agent/agent-settings.js';
+import { UnsupportedAgentSettingError } from '../src/errors/unsupported-agent-setting-error.js';
+import type { JsonMessage, ModelStepInput } from '../common/index.js';
+import { stopConditionMet } from './stop-conditions.js';
+import { stepHistory } from './step-history.js';
+
+/** Settings of the agent the model step does not hand the model call: the step handles them itself. */
+const HANDLED_BY_THE_STEP = new Set<string>(['maxRetries']);
+
+/** What one model step applies of its agent's settings. */
+export interface StepSettings {
+  /** A stop condition is met: the run ends here, without a model call. */
+  readonly stop: boolean;
+  /**
+   * Spread into the step's `generateText` (or `streamText`) call: model, instructions, telemetry,
+   * the agent's passed settings (toolChoice, activeTools, output, providerOptions, temperature,
+   * ...), and its `prepareStep`, called with the run's steps so far (the AI SDK then applies and
+   * merges what it returns, exactly as in its own loop).
+   */
+  readonly call: { readonly model: LanguageModel; readonly prepareStep?: PrepareStepFunction<ToolSet> } & Readonly<
+    Record<string, unknown>
+  >;
+  /** The model the call used: the agent's, or the one `prepareStep` returned. */
+  model(): LanguageModel;
+  /**
+   * The step's parsed structured output, as JSON, when the agent has an `output` and this step
+   * produced one (the final step: it answered without tool calls). `read` reads it off the
+   * result (`() => result.output`: a getter of `generateText`'s result, a promise of `streamText`'s).
+   */
+  output(read: () => unknown): Promise<{ readonly output?: unknown }>;
+}
+
+/**
+ * Resolves the agent's settings for one model step. Stop conditions (`stopWhen`) are checked first,
+ * for every step after the first, on the run's steps so far as the conversation holds them, with
+ * the last step's tool results: as the AI SDK checks them after a step's tools ran. `prepareStep`
+ * is called inside the model call with the same steps and the run's step number.
+ */
+export async function resolveStepSettings(
+  agent: Agent,
+  input: Pick<ModelStepInput, 'step'>,
+  messages: readonly JsonMessage[],
+): Promise<StepSettings> {
+  const settings = (agent.settings ?? {}) as Readonly<Record<string, unknown>>;
+  let history: ReturnType<typeof stepHistory> | undefined;
+  const historyOf = () => (history ??= stepHistory(messages, input.step));
+  if (input.step > 0 && (await stopConditionMet(agent.settings?.stopWhen, historyOf().steps))) {
+    return { stop: true, call: { model: agent.model }, model: () => agent.model, output: () => Promise.resolve({}) };
+  }
+  let used: LanguageModel = agent.model;
+  const passed: Record<string, unknown> = {};
+  for (const key of PASSED_SETTINGS) {
+    if (settings[key] !== undefined && !HANDLED_BY_THE_STEP.has(key)) passed[key] = settings[key];
+  }
+  const userPrepareStep = agent.settings?.prepareStep;
+  const prepareStep: PrepareStepFunction<ToolSet> | undefined =
+    userPrepareStep === undefined
+      ? undefined
+      : async (options) => {
+          const run = historyOf();
+          // The SDK sees a one-step call; the user's function sees the run (its steps and step number).
+          const result = await userPrepareStep({
+            ...options,
+            steps: run.steps,
+            stepNumber: input.step,
+            initialMessages: run.initialMessages,
+            responseMessages: run.responseMessages as typeof options.responseMessages,
+          });
+          checkPrepared(agent.name, result);
+          if (result?.model !== undefined) used = result.model;
+          return result;
+        };
+  return {
+    stop: false,
+    call: {
+      model: agent.model,
+      ...(agent.instructions !== undefined ? { instructions: agent.instructions } : {}),
+      ...(agent.telemetry !== undefined ? { telemetry: agent.telemetry } : {}),
+      ...passed,
+      ...(prepareStep !== undefined ? { prepareStep } : {}),
+    },
+    model: () => used,
+    output: async (read) => {
+      if (settings['output'] === undefined) return {};
+      try {
+        const output = await read();
+        // Part of the workflow's result: JSON only (a Date becomes its ISO string, as Temporal would).
+        return output === undefined ? {} : { output: JSON.parse(JSON.stringify(output)) as unknown };
+      } catch (error) {
+        // A step that called tools has no output (the AI SDK parses only a final answer).
+        if (NoOutputGeneratedError.isInstance(error)) return {};
+        throw error;
+      }
+    },
+  };
+}
+
+/** What a `prepareStep` result may not ask of a model step; the same function returns it again on a retry. */
+function checkPrepared(agent: string, result: PrepareStepResult<ToolSet>): void {
+  if (result === undefined || result === null) return;
+  const why: Record<string, string> = {
+    toolsContext: "every tool gets the run's ToolContext; pass per-run data as the run's state.",
+    experimental_sandbox: "the workflow runs the step's tool calls in their own activities, outside this step.",
+  };
+  for (const [field, reason] of Object.entries(why)) {
+    if ((result as Record<string, unknown>)[field] !== undefined) {
+      throw new UnsupportedAgentSettingError(
+        `prepareStep.${field}`,
+        `Agent "${agent}": prepareStep returned ${field}, which a model step cannot apply: ${reason}`,
+      );
+    }
+  }
+}

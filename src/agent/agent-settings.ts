@@ -1,0 +1,171 @@
+import type { OutputInterface, ToolLoopAgentSettings, ToolSet } from 'ai';
+import { UnsupportedAgentSettingError } from '../errors/unsupported-agent-setting-error.js';
+
+/** The AI SDK's runtime context type (`runtimeContext`, what stop conditions and `prepareStep` see). */
+export type AgentRuntimeContext = NonNullable<ToolLoopAgentSettings['runtimeContext']>;
+
+/**
+ * The `ToolLoopAgentSettings` (AI SDK 7) an agent keeps besides name, model, instructions, tools
+ * and telemetry, with the SDK's names and meaning. They apply in the model-step activity, step by
+ * step (see the README's "Agent settings" table):
+ *
+ * - `stopWhen`: checked before each model step after the first, on the steps so far (rebuilt from
+ *   the conversation); when one is met, the run ends without calling the model.
+ * - `prepareStep`: called before each model step; what it returns overrides, for that step, the
+ *   model, instructions, messages, tool choice, active tools, tool order, call settings and
+ *   provider options (merged).
+ * - `toolChoice`, `activeTools`, `toolOrder`, `output`, `providerOptions`, the call settings
+ *   (`temperature`, `maxOutputTokens`, `topP`, `topK`, `presencePenalty`, `frequencyPenalty`,
+ *   `stopSequences`, `seed`, `reasoning`), `headers`, `allowSystemInMessages`, `repairToolCall`,
+ *   `experimental_refineToolInput`, `experimental_download`, `include`, `runtimeContext`:
+ *   passed to every model call as they are.
+ * - `timeout`: only `stepMs`, `firstChunkMs`, `chunkMs` (per model call); `maxRetries`: only 0.
+ * - `toolApproval`: set it on the worker's registration (`{ agent, toolApproval }`), where the
+ *   workflow's approvals are configured.
+ */
+export type AgentSettings<
+  TOOLS extends ToolSet = ToolSet,
+  RUNTIME_CONTEXT extends AgentRuntimeContext = AgentRuntimeContext,
+  OUTPUT extends AgentOutput = AgentOutput,
+> = Pick<ToolLoopAgentSettings<never, TOOLS, RUNTIME_CONTEXT, OUTPUT>, PassedSetting | LoopSetting>;
+
+/** A structured output specification (`Output.object(...)`, `Output.array(...)`, ...). */
+export type AgentOutput = OutputInterface;
+
+/** Settings given to every model call as they are (per step, `prepareStep` may override some). */
+export const PASSED_SETTINGS = [
+  'toolChoice',
+  'activeTools',
+  'toolOrder',
+  'output',
+  'providerOptions',
+  'maxOutputTokens',
+  'temperature',
+  'topP',
+  'topK',
+  'presencePenalty',
+  'frequencyPenalty',
+  'stopSequences',
+  'seed',
+  'reasoning',
+  'headers',
+  'allowSystemInMessages',
+  'repairToolCall',
+  'experimental_repairToolCall',
+  'experimental_refineToolInput',
+  'experimental_download',
+  'include',
+  'runtimeContext',
+  'timeout',
+  'maxRetries',
+] as const;
+type PassedSetting = (typeof PASSED_SETTINGS)[number];
+
+/** Settings that steer the loop: functions, run in the model-step activity (workflow code cannot import them). */
+const LOOP_SETTINGS = ['stopWhen', 'prepareStep'] as const;
+type LoopSetting = (typeof LOOP_SETTINGS)[number];
+
+/** The fields `defineAgent` reads itself. */
+const OWN_FIELDS = ['id', 'name', 'model', 'instructions', 'tools', 'maxSteps', 'telemetry', 'experimental_telemetry'];
+
+/** Settings no durable run can honour, with what to do instead. */
+const REFUSED: Readonly<Record<string, string>> = {
+  toolsContext:
+    'chamvi gives every tool the run\'s ToolContext as its context (ctx.run, ctx.state, ctx.artifacts); pass per-run data as the run\'s "state" instead.',
+  toolCallConcurrency:
+    "the workflow runs a step's tool calls as activities, all at once; limit concurrency with the worker's maxConcurrentActivityTaskExecutions.",
+  experimental_toolCallers: 'tool callers are not supported in agent workflows.',
+  experimental_toolApprovalSecret: "approvals are signed with the worker's approvalSecret (createAgentWorker).",
+  callOptionsSchema: "a run has no call options; pass per-run data as the run's state (tools read it as ctx.state).",
+  prepareCall: 'a run has no call options; compute per-step settings in prepareStep.',
+  _internal: 'an AI SDK test hook; a durable run takes ids from Temporal.',
+  toolApproval:
+    "set it on the worker's registration instead ({ agent, toolApproval } in createAgentWorker's agents), where the run's approvals (waiting, signing, timeouts) are configured.",
+};
+
+/** Callbacks: in a durable run they would run again on every activity retry (and not once per run). */
+const CALLBACKS = [
+  'onStart',
+  'experimental_onStart',
+  'onStepStart',
+  'experimental_onStepStart',
+  'onLanguageModelCallStart',
+  'onLanguageModelCallEnd',
+  'onToolExecutionStart',
+  'onToolExecutionEnd',
+  'onStepEnd',
+  'onStepError',
+  'onStepFinish',
+  'onError',
+  'onAbort',
+  'onEnd',
+  'onFinish',
+];
+
+const PERMITTED_TIMEOUTS = ['stepMs', 'firstChunkMs', 'chunkMs'];
+
+/**
+ * Checks the settings of an agent definition (or a `ToolLoopAgent`'s) and returns the ones the
+ * model step applies. A setting set to `undefined` counts as absent (a `ToolLoopAgent` keeps
+ * `onEnd: undefined`). Throws {@link UnsupportedAgentSettingError} for a callback, a refused or
+ * unknown setting, a stop condition that is not a function, `maxRetries` other than 0 and a run-wide
+ * `timeout`: nothing is silently ignored.
+ */
+export function checkAgentSettings(where: string, given: Readonly<Record<string, unknown>>): AgentSettings {
+  const settings: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(given)) {
+    if (value === undefined || OWN_FIELDS.includes(key)) continue;
+    if (CALLBACKS.includes(key)) {
+      throw refuse(
+        where,
+        key,
+        "callbacks would run again on every retry of a model step (and on none of the workflow's tool calls); use the agent's telemetry integrations, Temporal interceptors, or the progress query.",
+      );
+    }
+    const refused = REFUSED[key];
+    if (refused !== undefined) throw refuse(where, key, refused);
+    if (!(PASSED_SETTINGS as readonly string[]).includes(key) && !(LOOP_SETTINGS as readonly string[]).includes(key)) {
+      throw refuse(where, key, 'it is not an AI SDK 7 ToolLoopAgent setting chamvi knows (a typo?).');
+    }
+    settings[key] = value;
+  }
+  const stopWhen = settings['stopWhen'];
+  if (stopWhen !== undefined) {
+    const conditions = Array.isArray(stopWhen) ? (stopWhen as unknown[]) : [stopWhen];
+    const bad = conditions.findIndex((condition) => typeof condition !== 'function');
+    if (bad >= 0) {
+      throw refuse(
+        where,
+        'stopWhen',
+        `stop condition ${bad} is a ${conditions[bad] === null ? 'null' : typeof conditions[bad]}, not a function of { steps } (isStepCount(n), hasToolCall(name), or your own).`,
+      );
+    }
+  }
+  if (settings['prepareStep'] !== undefined && typeof settings['prepareStep'] !== 'function') {
+    throw refuse(where, 'prepareStep', 'it must be a function of { steps, stepNumber, messages, ... }.');
+  }
+  if (settings['maxRetries'] !== undefined && settings['maxRetries'] !== 0) {
+    throw refuse(
+      where,
+      'maxRetries',
+      "Temporal retries a failed model step (the model step's retry policy, activityOptions.modelStep.retry); the AI SDK's own retries stay off. Remove maxRetries (or set it to 0).",
+    );
+  }
+  const timeout = settings['timeout'];
+  if (timeout !== undefined) {
+    const fields = typeof timeout === 'object' && timeout !== null ? Object.keys(timeout) : undefined;
+    const wrong = fields?.filter((field) => !PERMITTED_TIMEOUTS.includes(field));
+    if (wrong === undefined || wrong.length > 0) {
+      throw refuse(
+        where,
+        'timeout',
+        `a run's total time and its tools' time are Temporal's (the workflow's and the activities' timeouts); only { stepMs, firstChunkMs, chunkMs } apply, to each model call (got ${wrong === undefined ? `${typeof timeout} ${JSON.stringify(timeout)}` : wrong.join(', ')}).`,
+      );
+    }
+  }
+  return Object.freeze(settings) as AgentSettings;
+}
+
+function refuse(where: string, setting: string, why: string): UnsupportedAgentSettingError {
+  return new UnsupportedAgentSettingError(setting, `${where}: the setting "${setting}" cannot be used: ${why}`);
+}

@@ -1,0 +1,43 @@
+import type { ToolLoopAgent, ToolLoopAgentSettings, ToolSet } from 'ai';
+import { UnsupportedAgentSettingError } from '../errors/unsupported-agent-setting-error.js';
+
+/** An AI SDK `ToolLoopAgent`, or the settings object one is made from. */
+export type ToolLoopAgentSource<TOOLS extends ToolSet = ToolSet> =
+  ToolLoopAgent<never, TOOLS> | ToolLoopAgentSettings<never, TOOLS>;
+
+/**
+ * The settings of a `ToolLoopAgent`, or the settings object itself.
+ *
+ * `ToolLoopAgent` has no public accessor for its settings (AI SDK 7.0 keeps them in a field its
+ * types mark `private`, `settings`, copied from the constructor's argument with `onEnd` added). It
+ * is read from there, checked to be an object with a model; should a later AI SDK keep them
+ * elsewhere, this throws {@link UnsupportedAgentSettingError} saying to pass the settings object
+ * (`defineAgent({ name, agent: settings })`), which is the supported form whatever the version.
+ */
+export function toolLoopAgentSettings(where: string, source: unknown): Readonly<Record<string, unknown>> {
+  if (typeof source !== 'object' || source === null) {
+    throw new UnsupportedAgentSettingError(
+      'agent',
+      `${where}: agent must be an AI SDK ToolLoopAgent or its settings object (got ${source === null ? 'null' : typeof source}).`,
+    );
+  }
+  if (!isAgentInstance(source)) return source as Record<string, unknown>;
+  const settings = (source as { settings?: unknown }).settings;
+  if (typeof settings !== 'object' || settings === null || !('model' in settings)) {
+    throw new UnsupportedAgentSettingError(
+      'agent',
+      `${where}: this ToolLoopAgent does not show its settings where AI SDK 7.0 keeps them; pass the settings object you built it from instead: defineAgent({ name, agent: settings }).`,
+    );
+  }
+  return settings;
+}
+
+/** A `ToolLoopAgent` (or another AI SDK `Agent`), told by its interface, not `instanceof` (another copy of `ai` may have made it). */
+function isAgentInstance(value: object): boolean {
+  const candidate = value as { version?: unknown; generate?: unknown; stream?: unknown };
+  return (
+    typeof candidate.version === 'string' &&
+    typeof candidate.generate === 'function' &&
+    typeof candidate.stream === 'function'
+  );
+}
