@@ -1,0 +1,96 @@
+import { createWriteStream } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startChild, waitForLine, type Child } from '../../demo/child-processes.js';
+
+/** Where the chat worker processes connect, what they record to, and where they log. */
+export interface ChatWorkerConfig {
+  readonly address: string;
+  readonly taskQueue: string;
+  /** Store spec of the effect store (and the run stream, where the worker has one). */
+  readonly store: string;
+  readonly githubUrl: string;
+  readonly approvalSecret: string;
+  readonly markerSecret: string;
+  /** A prebuilt workflow bundle (so a restart does not bundle again). */
+  readonly workflowBundle?: string;
+  /** Milliseconds per streamed word of the scripted model. */
+  readonly tokenMs?: number;
+  /** Folder of the logs (chat-worker-<n>.log). */
+  readonly logDir: string;
+}
+
+/**
+ * Keeps one chat worker process running (examples/chat/worker.ts, the same Node and loader flags
+ * as this process): starts it, and when it dies (SIGKILL from the page's button or a test) starts
+ * the next one, which picks the runs up where Temporal's retries put them.
+ */
+export class WorkerSupervisor {
+  private current: Child | undefined;
+  private started = 0;
+  private stopping = false;
+  private readonly readyWaiters: Array<() => void> = [];
+
+  constructor(private readonly config: ChatWorkerConfig) {}
+
+  /** Starts the first worker; resolves once it polls. */
+  async start(): Promise<void> {
+    await this.spawn();
+  }
+
+  /** The running worker's pid (undefined while none runs). */
+  pid(): number | undefined {
+    return this.current?.process.pid;
+  }
+
+  /** How many workers were started after the first. */
+  restarts(): number {
+    return Math.max(0, this.started - 1);
+  }
+
+  /** SIGKILLs the running worker: nothing it was doing is finished or recorded by it. */
+  kill(): void {
+    this.current?.process.kill('SIGKILL');
+  }
+
+  /** Resolves once a worker started after this call polls. */
+  nextReady(): Promise<void> {
+    return new Promise((resolve) => this.readyWaiters.push(resolve));
+  }
+
+  /** Stops the worker and does not restart it. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.current?.stop(2_000);
+  }
+
+  private async spawn(): Promise<void> {
+    const n = ++this.started;
+    const { config } = this;
+    const script = fileURLToPath(new URL('./worker.ts', import.meta.url));
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      TEMPORAL_ADDRESS: config.address,
+      CHAT_TASK_QUEUE: config.taskQueue,
+      CHAT_STORE: config.store,
+      CHAT_GITHUB_URL: config.githubUrl,
+      CHAMVI_APPROVAL_SECRET: config.approvalSecret,
+      CHAT_MARKER_SECRET: config.markerSecret,
+      ...(config.workflowBundle !== undefined ? { CHAT_WORKFLOW_BUNDLE: config.workflowBundle } : {}),
+      ...(config.tokenMs !== undefined ? { CHAT_TOKEN_MS: String(config.tokenMs) } : {}),
+    };
+    const loader = process.execArgv.some((a) => a.includes('tsx')) ? process.execArgv : ['--import', 'tsx'];
+    const child = startChild(process.execPath, [...loader, script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const log = createWriteStream(join(config.logDir, `chat-worker-${n}.log`));
+    child.process.stdout?.pipe(log, { end: false });
+    child.process.stderr?.pipe(log, { end: false });
+    this.current = child;
+    void child.exited.then((how) => {
+      log.end(`\nchat worker ${n} ended: ${String(how)}\n`);
+      if (this.current === child) this.current = undefined;
+      if (!this.stopping) void this.spawn().catch((error: unknown) => process.stderr.write(`chat: ${String(error)}\n`));
+    });
+    await waitForLine(child, 'ready', 120_000);
+    for (const resolve of this.readyWaiters.splice(0)) resolve();
+  }
+}

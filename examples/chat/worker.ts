@@ -1,0 +1,39 @@
+// The chat example's worker process: `node --import tsx examples/chat/worker.ts`, started (and
+// restarted when it dies) by the example's launcher. Configured by env:
+//   TEMPORAL_ADDRESS, CHAT_TASK_QUEUE, CHAT_STORE (a store spec: the effect store, and the run
+//   stream where the worker supports one), CHAT_GITHUB_URL, CHAMVI_APPROVAL_SECRET,
+//   CHAT_MARKER_SECRET, CHAT_TOKEN_MS (ms per streamed word), CHAT_WORKFLOW_BUNDLE (a prebuilt
+//   workflow bundle, so a restarted worker polls within a second or two instead of bundling again).
+import { createAgentWorker } from '../../worker/index.js';
+import { chatAgentRegistration } from './chat-agent.js';
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (value === undefined || value === '') throw new Error(`examples/chat/worker: ${name} is not set`);
+  return value;
+}
+
+const tokenMs = process.env['CHAT_TOKEN_MS'];
+const bundle = process.env['CHAT_WORKFLOW_BUNDLE'];
+const worker = await createAgentWorker({
+  address: required('TEMPORAL_ADDRESS'),
+  taskQueue: required('CHAT_TASK_QUEUE'),
+  store: required('CHAT_STORE'),
+  approvalSecret: required('CHAMVI_APPROVAL_SECRET'),
+  health: false,
+  agents: [
+    chatAgentRegistration({
+      githubUrl: required('CHAT_GITHUB_URL'),
+      markerSecret: required('CHAT_MARKER_SECRET'),
+      ...(tokenMs !== undefined ? { tokenMs: Number(tokenMs) } : {}),
+    }),
+  ],
+  // A SIGKILLed worker never says goodbye: its sticky workflow tasks go to the shared queue after
+  // this, not after the SDK's 10 s default, so the next worker continues the run within a second.
+  workerOptions: {
+    stickyQueueScheduleToStartTimeout: '1 second',
+    ...(bundle !== undefined ? { workflowBundle: { codePath: bundle } } : {}),
+  },
+});
+process.stdout.write('ready\n');
+await worker.run();
