@@ -1,0 +1,279 @@
+// AI SDK 7 agent settings (ToolLoopAgent's names) on Temporal: each one reaches the model call of a
+// model-step activity, or steers the workflow's loop, as the README's "Agent settings" table says.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { WorkflowFailedError } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { WorkflowBundle } from '@temporalio/worker';
+import { randomUUID } from 'node:crypto';
+import type { LanguageModelV4, LanguageModelV4CallOptions } from '@ai-sdk/provider';
+import { hasToolCall, isStepCount, Output, tool, ToolLoopAgent, type StepResult, type ToolSet } from 'ai';
+import { z } from 'zod';
+import { defineAgent, MemoryEffectStore, type Agent } from '../../src/index.js';
+import { scriptedModel, type ScriptEntry } from '../../demo/scripted-model.js';
+import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
+import { createAgentWorker, startAgentRun, type AgentRunOutput } from '../../worker/index.js';
+import { bundleTestWorkflows } from '../fixtures/bundle.js';
+
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundle;
+
+beforeAll(async () => {
+  env = await createTimeSkippingEnvironment();
+  bundle = await bundleTestWorkflows();
+}, 120_000);
+
+afterAll(async () => {
+  await env?.teardown();
+});
+
+/** A scripted model that also records the options of every call it gets (generate or stream). */
+function recordingModel(script: readonly ScriptEntry[], modelId = 'scripted') {
+  const inner = scriptedModel(script, { modelId });
+  const calls: LanguageModelV4CallOptions[] = [];
+  const model: LanguageModelV4 = {
+    specificationVersion: 'v4',
+    provider: inner.provider,
+    modelId: inner.modelId,
+    supportedUrls: inner.supportedUrls,
+    doGenerate: (options) => {
+      calls.push(options);
+      return inner.doGenerate(options);
+    },
+    doStream: (options) => {
+      calls.push(options);
+      return inner.doStream(options);
+    },
+  };
+  return { model, calls };
+}
+
+/** Runs `agent` on a fresh task queue (and workflow id) and returns the run's output. */
+async function run(agent: Agent, prompt = 'Go.'): Promise<AgentRunOutput> {
+  const taskQueue = `q-${randomUUID()}`;
+  const worker = await createAgentWorker({
+    connection: env.nativeConnection,
+    taskQueue,
+    agents: [agent],
+    store: new MemoryEffectStore(),
+    workerOptions: { workflowBundle: bundle },
+  });
+  return worker.runUntil(async () => {
+    const handle = await startAgentRun(env.client, { agent: agent.name, prompt, taskQueue });
+    return handle.result();
+  });
+}
+
+const systemOf = (call: LanguageModelV4CallOptions) =>
+  call.prompt
+    .filter((m) => m.role === 'system')
+    .map((m) => m.content)
+    .join('\n');
+
+const toolNamesOf = (call: LanguageModelV4CallOptions) => (call.tools ?? []).map((t) => t.name).sort();
+
+/** Tools whose calls the tests make: they answer at once. */
+const tools = {
+  note: tool({
+    description: 'Notes something.',
+    inputSchema: z.object({ text: z.string() }),
+    execute: ({ text }) => `noted ${text}`,
+  }),
+  search: tool({ description: 'Searches.', inputSchema: z.object({ q: z.string() }), execute: () => 'nothing' }),
+  finish: tool({ description: 'Ends the task.', inputSchema: z.object({}), execute: () => 'finished' }),
+};
+
+describe('agent settings on Temporal', () => {
+  it('call settings, toolChoice, activeTools, providerOptions and headers reach every model call', async () => {
+    // toolChoice 'required': every step calls a tool; `finish` ends the run (stopWhen).
+    const { model, calls } = recordingModel([
+      { toolCalls: [{ toolName: 'note', input: { text: 'a' } }] },
+      { text: 'Done.', toolCalls: [{ toolName: 'finish', input: {} }] },
+    ]);
+    const agent = defineAgent({
+      name: `settings-${randomUUID().slice(0, 8)}`,
+      model,
+      tools,
+      stopWhen: hasToolCall('finish'),
+      temperature: 0.3,
+      maxOutputTokens: 123,
+      topP: 0.9,
+      topK: 7,
+      presencePenalty: 0.1,
+      frequencyPenalty: 0.2,
+      stopSequences: ['STOP'],
+      seed: 42,
+      toolChoice: 'required',
+      activeTools: ['note', 'finish'],
+      providerOptions: { scripted: { cache: 'on' } },
+      headers: { 'x-run': 'yes' },
+    });
+    const result = await run(agent);
+    expect(result.text).toBe('Done.');
+    expect(calls).toHaveLength(2);
+    for (const call of calls) {
+      expect(call).toMatchObject({
+        temperature: 0.3,
+        maxOutputTokens: 123,
+        topP: 0.9,
+        topK: 7,
+        presencePenalty: 0.1,
+        frequencyPenalty: 0.2,
+        stopSequences: ['STOP'],
+        seed: 42,
+        toolChoice: { type: 'required' },
+        providerOptions: { scripted: { cache: 'on' } },
+      });
+      expect(call.headers?.['x-run']).toBe('yes');
+      // activeTools: `search` is the agent's, but not offered to the model.
+      expect(toolNamesOf(call)).toEqual(['finish', 'note']);
+    }
+  });
+
+  it('prepareStep switches the model and the instructions per step, and sees the run’s steps so far', async () => {
+    const first = recordingModel([{ toolCalls: [{ toolName: 'note', input: { text: 'x' } }] }], 'first');
+    const second = recordingModel([{ text: 'unused' }, { text: 'Second model answered.' }], 'second');
+    const seen: Array<{ stepNumber: number; steps: string[][]; results: unknown[] }> = [];
+    const agent = defineAgent({
+      name: `prepare-${randomUUID().slice(0, 8)}`,
+      model: first.model,
+      instructions: 'You are the agent.',
+      tools,
+      prepareStep: ({ stepNumber, steps }) => {
+        seen.push({
+          stepNumber,
+          steps: steps.map((s) => s.toolCalls.map((c) => c.toolName)),
+          results: steps.flatMap((s) => s.toolResults.map((r) => r.output)),
+        });
+        return stepNumber === 0
+          ? { instructions: 'Step one: take a note.', activeTools: ['note'] }
+          : { model: second.model, instructions: 'Step two: answer.', toolChoice: 'none', temperature: 0 };
+      },
+    });
+    const result = await run(agent);
+    expect(result.text).toBe('Second model answered.');
+    expect(first.calls).toHaveLength(1);
+    expect(second.calls).toHaveLength(1);
+    expect(systemOf(first.calls[0]!)).toBe('Step one: take a note.');
+    expect(toolNamesOf(first.calls[0]!)).toEqual(['note']);
+    expect(systemOf(second.calls[0]!)).toBe('Step two: answer.');
+    expect(second.calls[0]).toMatchObject({ toolChoice: { type: 'none' }, temperature: 0 });
+    // Each step's prepareStep saw the run's step number and the steps before it, with their tool results.
+    expect(seen).toEqual([
+      { stepNumber: 0, steps: [], results: [] },
+      { stepNumber: 1, steps: [['note']], results: ['noted x'] },
+    ]);
+  });
+
+  it('stopWhen hasToolCall ends the run after that step’s tools ran, without another model call', async () => {
+    const { model, calls } = recordingModel([
+      { toolCalls: [{ toolName: 'note', input: { text: 'a' } }] },
+      { text: 'Finishing.', toolCalls: [{ toolName: 'finish', input: {} }] },
+      { text: 'never asked' },
+    ]);
+    const agent = defineAgent({
+      name: `stop-${randomUUID().slice(0, 8)}`,
+      model,
+      tools,
+      stopWhen: hasToolCall('finish'),
+    });
+    expect(agent.maxSteps).toBe(Infinity);
+    const result = await run(agent);
+    expect(calls).toHaveLength(2);
+    expect(result.steps.map((s) => s.toolCalls.map((c) => c.toolName))).toEqual([['note'], ['finish']]);
+    // The text is the last step's, as the AI SDK's result has it; the finish tool ran (its result is pending).
+    expect(result.text).toBe('Finishing.');
+    expect(JSON.stringify(result.conversation?.pending)).toContain('finished');
+  });
+
+  it('a stop condition of your own sees the last step’s tool results; isStepCount stops at its count', async () => {
+    const script: ScriptEntry[] = [0, 1, 2, 3].map((i) => ({
+      toolCalls: [{ toolName: 'note', input: { text: `n${i}` } }],
+    }));
+    const byResult = recordingModel(script);
+    const sawResult = ({ steps }: { steps: Array<StepResult<ToolSet>> }) =>
+      steps.at(-1)?.toolResults.some((r) => r.output === 'noted n1') ?? false;
+    const resultRun = await run(
+      defineAgent({ name: `own-${randomUUID().slice(0, 8)}`, model: byResult.model, tools, stopWhen: sawResult }),
+    );
+    expect(resultRun.steps).toHaveLength(2);
+    expect(byResult.calls).toHaveLength(2);
+
+    const counted = recordingModel(script);
+    const countRun = await run(
+      defineAgent({
+        name: `count-${randomUUID().slice(0, 8)}`,
+        model: counted.model,
+        tools,
+        stopWhen: [isStepCount(3)],
+      }),
+    );
+    expect(countRun.steps).toHaveLength(3);
+    expect(counted.calls).toHaveLength(3);
+  });
+
+  it('output: the final step’s parsed object is the run’s output, and every call asks for JSON', async () => {
+    const { model, calls } = recordingModel([
+      { toolCalls: [{ toolName: 'search', input: { q: 'answer' } }] },
+      { text: JSON.stringify({ answer: '42', sure: true }) },
+    ]);
+    const agent = defineAgent({
+      name: `output-${randomUUID().slice(0, 8)}`,
+      model,
+      tools,
+      output: Output.object({ schema: z.object({ answer: z.string(), sure: z.boolean() }) }),
+    });
+    const result = await run(agent);
+    expect(result.output).toEqual({ answer: '42', sure: true });
+    expect(calls.map((c) => c.responseFormat?.type)).toEqual(['json', 'json']);
+  });
+
+  it('a ToolLoopAgent passed in runs as it runs itself: same steps, text, output and model settings', async () => {
+    const script: ScriptEntry[] = [
+      { toolCalls: [{ toolName: 'note', input: { text: 'a' } }] },
+      { toolCalls: [{ toolName: 'search', input: { q: 'b' } }] },
+      { text: JSON.stringify({ answer: 'done', sure: false }) },
+    ];
+    const settingsWith = (model: LanguageModelV4) => ({
+      id: `tla-${randomUUID().slice(0, 8)}`,
+      model,
+      instructions: 'Be brief.',
+      tools,
+      temperature: 0.5,
+      stopWhen: isStepCount(5),
+      prepareStep: ({ stepNumber }: { stepNumber: number }) =>
+        stepNumber === 1 ? { activeTools: ['search' as const] } : undefined,
+      output: Output.object({ schema: z.object({ answer: z.string(), sure: z.boolean() }) }),
+    });
+    const local = recordingModel(script);
+    const itself = await new ToolLoopAgent(settingsWith(local.model)).generate({ prompt: 'Go.' });
+
+    const durable = recordingModel(script);
+    const agent = defineAgent({ agent: new ToolLoopAgent(settingsWith(durable.model)) });
+    const result = await run(agent);
+
+    expect(result.steps.map((s) => s.toolCalls.map((c) => c.toolName))).toEqual(
+      itself.steps.map((s) => s.toolCalls.map((c) => c.toolName)),
+    );
+    expect(result.text).toBe(itself.text);
+    expect(result.output).toEqual(itself.output);
+    expect(durable.calls.map((c) => [c.temperature, toolNamesOf(c), systemOf(c), c.responseFormat?.type])).toEqual(
+      local.calls.map((c) => [c.temperature, toolNamesOf(c), systemOf(c), c.responseFormat?.type]),
+    );
+  });
+
+  it('a prepareStep that returns toolsContext fails the run with UnsupportedAgentSettingError, not retried', async () => {
+    const { model, calls } = recordingModel([{ text: 'never' }]);
+    const agent = defineAgent({
+      name: `refused-${randomUUID().slice(0, 8)}`,
+      model,
+      tools,
+      prepareStep: () => ({ toolsContext: { note: {} } }),
+    });
+    const failure = await run(agent).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    const cause = (failure as WorkflowFailedError).cause?.cause as { type?: string; message: string } | undefined;
+    expect(cause?.type).toBe('UnsupportedAgentSettingError');
+    expect(cause?.message).toContain('prepareStep returned toolsContext');
+    expect(calls).toHaveLength(0);
+  });
+});
