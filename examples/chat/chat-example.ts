@@ -17,8 +17,11 @@ import { WorkerSupervisor } from './worker-supervisor.js';
 export interface ChatExampleOptions {
   /** Folder of the SQLite store, the Temporal dev server's data and the logs. Default `.chamvi`. */
   readonly stateDir?: string;
-  /** A Temporal server to use instead of starting a dev server. Default `TEMPORAL_ADDRESS`, else a new dev server. */
-  readonly temporalAddress?: string;
+  /**
+   * A Temporal server to use instead of starting a dev server; `null` always starts one. Default
+   * `TEMPORAL_ADDRESS`, else a new dev server.
+   */
+  readonly temporalAddress?: string | null;
   /** The page's port. Default 0 (a free one). */
   readonly port?: number;
   /** Milliseconds per streamed word of the scripted model. Default 120. */
@@ -56,7 +59,7 @@ export async function startChatExample(options: ChatExampleOptions = {}): Promis
     for (const s of stops.splice(0).reverse()) await s().catch(() => undefined);
   };
   try {
-    const address = options.temporalAddress ?? process.env['TEMPORAL_ADDRESS'];
+    const address = options.temporalAddress === undefined ? process.env['TEMPORAL_ADDRESS'] : options.temporalAddress;
     say(address ? `Temporal: ${address}` : 'Temporal: starting a dev server');
     const temporal = address ? await externalServer(address) : await startDevServer(stateDir, () => undefined);
     stops.push(() => temporal.stop());
