@@ -10,6 +10,7 @@ import { createToolCallActivity } from './tool-call.js';
 import { conversationStoreOf } from './conversation-store-of.js';
 import { ConversationLog } from '../src/conversation/conversation-log.js';
 import type { ConversationStore } from '../src/stores/conversation-store.js';
+import type { RunStreamStore } from '../src/stream/run-stream-store.js';
 
 export { AgentRegistry, type AgentEntry, type AgentRegistration } from './agent-registry.js';
 export { APPROVAL_SECRET_ENV } from './approval-activities.js';
@@ -45,6 +46,12 @@ export interface ChamviActivitiesOptions {
    * result over Temporal's payload limit is not refused. The plugin sets it.
    */
   readonly offloadsLargePayloads?: () => boolean;
+  /**
+   * Where model steps write what they stream (text, reasoning, tool-call deltas) for readers such
+   * as `runUIMessageStream`. Absent (the default): steps call the model with `generateText` and
+   * stream nothing.
+   */
+  readonly stream?: RunStreamStore;
 }
 
 /**
@@ -58,7 +65,7 @@ export function createChamviActivities(options: ChamviActivitiesOptions): Chamvi
   const registry = new AgentRegistry(options.agents, options.approvalSecret, conversations);
   const storeActivities = createEffectStoreActivities(options.store);
   return {
-    [ACTIVITY_NAMES.modelStep]: createModelStepActivity(registry, conversations),
+    [ACTIVITY_NAMES.modelStep]: createModelStepActivity(registry, conversations, options.stream),
     [ACTIVITY_NAMES.effectCall]: createEffectCallActivity(registry, options.store, {
       ...(options.abortGraceMs !== undefined ? { abortGraceMs: options.abortGraceMs } : {}),
       ...(options.offloadsLargePayloads !== undefined ? { offloadsLargePayloads: options.offloadsLargePayloads } : {}),

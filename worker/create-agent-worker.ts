@@ -1,13 +1,15 @@
 import { NativeConnection, Worker, type WorkerOptions, type WorkerPlugin } from '@temporalio/worker';
 import type { ManagedEffectStore } from '../src/stores/create-effect-store.js';
 import type { IEffectStore } from '../src/stores/effect-store.js';
+import { createRunStreamStore } from '../src/stream/create-run-stream-store.js';
+import type { RunStreamStore } from '../src/stream/run-stream-store.js';
 import { chamviPlugin, type ChamviPluginOptions } from './chamvi-plugin.js';
 import { resolveTemporalConnection } from './connection-settings.js';
 import { checkEffectStore } from './effect-store-check.js';
 import { workerHealthFromEnv, workerHealthPlugin, type WorkerHealthOptions } from './worker-health.js';
 
 /** What {@link createAgentWorker} takes. */
-export interface AgentWorkerOptions extends Omit<ChamviPluginOptions, 'store'> {
+export interface AgentWorkerOptions extends Omit<ChamviPluginOptions, 'store' | 'stream'> {
   readonly taskQueue: string;
   /**
    * Where effect results are recorded: a store, or a spec the worker opens with
@@ -22,6 +24,15 @@ export interface AgentWorkerOptions extends Omit<ChamviPluginOptions, 'store'> {
    * store is meant to fail (a `FlakyEffectStore`); a real worker should always check.
    */
   readonly checkStore?: boolean;
+  /**
+   * Stream the model steps to the user's screen: where each step writes its text, reasoning and
+   * tool-call deltas as they arrive (readers: `runUIMessageStream`, `readRunStream` from
+   * `@chamvi/temporal/stream`). A store, a spec the worker opens and closes itself (the forms of
+   * `store`: `postgres://…` wakes readers with LISTEN/NOTIFY, an SQLite path makes them poll), or
+   * `true` for the same place as `store` (which must then be a spec). Default: no stream; the
+   * steps call the model with `generateText` as without this option.
+   */
+  readonly stream?: RunStreamStore | string | true;
   /**
    * A connection to the Temporal server; default: a new one as {@link resolveTemporalConnection}
    * resolves it (`profile`, `configFile`, the `TEMPORAL_*` variables, `address`), closed when the
@@ -61,6 +72,8 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   const owned: Array<() => Promise<void>> = [];
   if (checked.owned) owned.push(() => (checked.store as ManagedEffectStore).close());
   try {
+    const stream = openStream(options);
+    if (stream !== undefined && typeof options.stream !== 'object') owned.push(() => stream.close());
     const resolved =
       options.connection === undefined
         ? resolveTemporalConnection({
@@ -76,6 +89,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     const plugin = chamviPlugin({
       ...options,
       store: checked.store,
+      ...(stream !== undefined ? { stream } : { stream: undefined }),
       ...(workerOptions.workflowBundle !== undefined ? { workflowsPath: false } : {}),
     });
     return await Worker.create({
@@ -99,6 +113,18 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     for (const close of owned) await close().catch(() => undefined);
     throw error;
   }
+}
+
+/** The run stream of `options.stream`: the store given, or one opened from its spec (`true`: the effect store's). */
+function openStream(options: AgentWorkerOptions): RunStreamStore | undefined {
+  const { stream } = options;
+  if (stream === undefined || typeof stream === 'object') return stream;
+  if (stream === true && typeof options.store !== 'string') {
+    throw new TypeError(
+      'createAgentWorker: stream: true means "where the effect store is", which needs the store as a spec string; pass a stream spec or store instead.',
+    );
+  }
+  return createRunStreamStore(stream === true ? (options.store as string) : stream);
 }
 
 function closeWhenDone(resources: ReadonlyArray<() => Promise<void>>): WorkerPlugin {

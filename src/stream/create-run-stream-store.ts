@@ -1,0 +1,48 @@
+import { parseStoreSpec } from '../stores/store-spec.js';
+import { MemoryRunStreamStore } from './memory-run-stream.js';
+import { PostgresRunStreamStore, type PostgresRunStreamOptions } from './postgres-run-stream.js';
+import type { RunStreamStore } from './run-stream-store.js';
+import { SqliteRunStreamStore, type SqliteRunStreamOptions } from './sqlite-run-stream.js';
+
+/** What {@link createRunStreamStore} takes besides the spec. */
+export interface CreateRunStreamStoreOptions {
+  /** Table of the batches (and PostgreSQL's `LISTEN` channel). Default `chamvi_stream`. */
+  readonly table?: string;
+  /** How long a batch is kept, in ms. Default 7 days. */
+  readonly retentionMs?: number;
+  /** SQLite: how often a waiting reader polls, in ms. Default 50. */
+  readonly pollMs?: SqliteRunStreamOptions['pollMs'];
+  /** PostgreSQL: the safety read of a waiting reader without notifications, in ms. Default 30 000. */
+  readonly safetyPollMs?: PostgresRunStreamOptions['safetyPollMs'];
+}
+
+/**
+ * Opens a run stream store from a spec, in the forms of effect store specs (it may be the same
+ * spec as the workers' effect store: the stream has its own table):
+ * `postgres://…` → {@link PostgresRunStreamStore} (readers wake on `LISTEN/NOTIFY`), an SQLite
+ * path or `sqlite:` URL → {@link SqliteRunStreamStore} (readers poll), `memory:` →
+ * {@link MemoryRunStreamStore} (this process only). Nothing is opened before first use.
+ *
+ * @throws InvalidEffectStoreSpecError for a malformed spec.
+ */
+export function createRunStreamStore(spec: string, options: CreateRunStreamStoreOptions = {}): RunStreamStore {
+  const parsed = parseStoreSpec(spec);
+  const common = {
+    ...(options.table !== undefined ? { table: options.table } : {}),
+    ...(options.retentionMs !== undefined ? { retentionMs: options.retentionMs } : {}),
+  };
+  switch (parsed.kind) {
+    case 'memory':
+      return new MemoryRunStreamStore(common);
+    case 'sqlite':
+      return new SqliteRunStreamStore(parsed.path, {
+        ...common,
+        ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
+      });
+    case 'postgres':
+      return new PostgresRunStreamStore(parsed.url, {
+        ...common,
+        ...(options.safetyPollMs !== undefined ? { safetyPollMs: options.safetyPollMs } : {}),
+      });
+  }
+}

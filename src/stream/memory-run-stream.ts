@@ -1,0 +1,75 @@
+import {
+  DEFAULT_STREAM_READ_LIMIT,
+  DEFAULT_STREAM_RETENTION_MS,
+  type RunStreamBatch,
+  type RunStreamPart,
+  type RunStreamStore,
+  type RunStreamWriterRef,
+} from './run-stream-store.js';
+import { abortableWait } from './wait.js';
+
+/**
+ * A {@link RunStreamStore} in this process's memory, for tests and single-process setups: the
+ * workers and the readers must share the object. Readers wake on every append, no polling.
+ */
+export class MemoryRunStreamStore implements RunStreamStore {
+  private readonly runs = new Map<string, Array<RunStreamBatch & { readonly at: number }>>();
+  private readonly waiters = new Map<string, Set<() => void>>();
+
+  constructor(private readonly options: { readonly retentionMs?: number } = {}) {}
+
+  append(ref: RunStreamWriterRef, parts: readonly RunStreamPart[]): Promise<number> {
+    let log = this.runs.get(ref.runId);
+    if (log === undefined) this.runs.set(ref.runId, (log = []));
+    const cursor = (log.at(-1)?.cursor ?? 0) + 1;
+    // A copy: the caller may reuse its array.
+    log.push({ ...ref, cursor, parts: structuredClone([...parts]), at: Date.now() });
+    this.wake(ref.runId);
+    return Promise.resolve(cursor);
+  }
+
+  read(runId: string, after: number, limit = DEFAULT_STREAM_READ_LIMIT): Promise<RunStreamBatch[]> {
+    const log = this.runs.get(runId) ?? [];
+    return Promise.resolve(
+      log
+        .filter((b) => b.cursor > after)
+        .slice(0, limit)
+        .map(({ at: _at, ...batch }) => batch),
+    );
+  }
+
+  waitForAppend(runId: string, after: number, signal?: AbortSignal): Promise<void> {
+    if ((this.runs.get(runId)?.at(-1)?.cursor ?? 0) > after) return Promise.resolve();
+    return abortableWait(signal, undefined, (wake) => {
+      let set = this.waiters.get(runId);
+      if (set === undefined) this.waiters.set(runId, (set = new Set()));
+      set.add(wake);
+      return () => set.delete(wake);
+    });
+  }
+
+  prune(): Promise<number> {
+    const horizon = Date.now() - (this.options.retentionMs ?? DEFAULT_STREAM_RETENTION_MS);
+    let pruned = 0;
+    for (const [runId, log] of this.runs) {
+      const kept = log.filter((b) => b.at > horizon);
+      pruned += log.length - kept.length;
+      if (kept.length === 0) this.runs.delete(runId);
+      else this.runs.set(runId, kept);
+    }
+    return Promise.resolve(pruned);
+  }
+
+  close(): Promise<void> {
+    for (const set of this.waiters.values()) for (const wake of set) wake();
+    this.waiters.clear();
+    return Promise.resolve();
+  }
+
+  private wake(runId: string): void {
+    const set = this.waiters.get(runId);
+    if (set === undefined) return;
+    this.waiters.delete(runId);
+    for (const wake of set) wake();
+  }
+}

@@ -1,0 +1,49 @@
+import type { RunStreamBatch, RunStreamStore } from './run-stream-store.js';
+
+/** What {@link readRunStream} takes. */
+export interface ReadRunStreamOptions {
+  readonly store: RunStreamStore;
+  /** The run (`ctx.run.runId`, the `runId` of `startAgentRun`'s progress and result). */
+  readonly runId: string;
+  /** Start after this cursor (a batch's `cursor` you already have). Default 0: from the start. */
+  readonly from?: number;
+  /** Stops following (the iterator ends) when it aborts. */
+  readonly signal?: AbortSignal;
+  /**
+   * Asked whenever the stream is idle (nothing new after a wait): `true` ends the iterator once
+   * what is stored has been read. Default: never (follow until `signal` aborts).
+   */
+  readonly until?: () => boolean | Promise<boolean>;
+  /** The longest idle wait before `until` is asked again, in ms. Default 1000. */
+  readonly checkEveryMs?: number;
+}
+
+/**
+ * The batches of a run's stream after a cursor, oldest first, following the run as its model
+ * steps write: each batch exactly once, without gaps (cursors are consecutive). Reading again
+ * from the last cursor you handled resumes exactly where you were, in this process or another.
+ * Batches are raw: a retried step's attempts are all there (see `RunStreamUIState` for the
+ * view that replaces them).
+ */
+export async function* readRunStream(options: ReadRunStreamOptions): AsyncGenerator<RunStreamBatch, void, undefined> {
+  const { store, runId, signal } = options;
+  let cursor = options.from ?? 0;
+  let finishing = false;
+  while (signal?.aborted !== true) {
+    const batches = await store.read(runId, cursor);
+    for (const batch of batches) {
+      cursor = batch.cursor;
+      yield batch;
+    }
+    if (batches.length > 0) continue;
+    if (finishing) return;
+    // Asked after an empty read, then read once more: batches committed before `until` turned true are not lost.
+    if (options.until !== undefined && (await options.until())) {
+      finishing = true;
+      continue;
+    }
+    const every = options.checkEveryMs ?? 1000;
+    const idle = AbortSignal.timeout(every);
+    await store.waitForAppend(runId, cursor, signal === undefined ? idle : AbortSignal.any([signal, idle]));
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * One piece of what a model step streamed, as the run stream stores it: text and reasoning deltas
+ * (by the part id the provider gave them), a tool call's input as it is typed and once complete,
+ * and the end of the step's stream. Adjacent deltas of one part may arrive merged into one.
+ */
+export type RunStreamPart =
+  | { readonly type: 'text-delta'; readonly id: string; readonly delta: string }
+  | { readonly type: 'reasoning-delta'; readonly id: string; readonly delta: string }
+  | { readonly type: 'tool-input-start'; readonly toolCallId: string; readonly toolName: string }
+  | { readonly type: 'tool-input-delta'; readonly toolCallId: string; readonly delta: string }
+  | { readonly type: 'tool-call'; readonly toolCallId: string; readonly toolName: string; readonly input: unknown }
+  | { readonly type: 'step-end'; readonly finishReason: string };
+
+/** Who wrote a batch: one attempt of one model step of a run. */
+export interface RunStreamWriterRef {
+  /** The run (`ctx.run.runId`): the stream's key. */
+  readonly runId: string;
+  /** The model step (0-based). */
+  readonly step: number;
+  /** The Temporal attempt of the step's activity (1 for the first). */
+  readonly attempt: number;
+  /**
+   * The Temporal workflow execution (run id) that scheduled the step: after a reset or
+   * continue-as-new it differs, and the step numbers and attempts start over under it.
+   */
+  readonly execution: string;
+}
+
+/** Parts written together, with their place in the run's stream. */
+export interface RunStreamBatch extends RunStreamWriterRef {
+  /**
+   * Position of the batch in the run's stream: 1, 2, 3, ... without gaps, in the order the
+   * batches were committed. Reading "after" a cursor returns exactly the batches that followed it.
+   */
+  readonly cursor: number;
+  readonly parts: readonly RunStreamPart[];
+}
+
+/**
+ * Where the model steps of agent runs write what they stream, and where readers follow it: an
+ * append-only log of batches per run, kept apart from the effect records (its own table), plus a
+ * way to wait for the next batch. Implementations: {@link MemoryRunStreamStore} (one process),
+ * `SqliteRunStreamStore` (readers poll), `PostgresRunStreamStore` (readers wake on `LISTEN/NOTIFY`).
+ *
+ * Retention: a batch is kept `retentionMs` after it was written (default
+ * {@link DEFAULT_STREAM_RETENTION_MS}); stores prune on their own, at most once an hour while
+ * they are written to, and on {@link RunStreamStore.prune}.
+ */
+export interface RunStreamStore {
+  /** Appends one batch to the stream of `ref.runId` and returns its cursor. */
+  append(ref: RunStreamWriterRef, parts: readonly RunStreamPart[]): Promise<number>;
+  /** The batches of run `runId` after cursor `after` (0: from the start), oldest first, at most `limit`. */
+  read(runId: string, after: number, limit?: number): Promise<RunStreamBatch[]>;
+  /**
+   * Resolves once run `runId` may have a batch after `after`: at once when it has one, else on
+   * the next append (a notification) or the store's poll interval, whichever comes first; also
+   * when `signal` aborts. Callers read again: a wake-up is a hint, not a promise of data.
+   */
+  waitForAppend(runId: string, after: number, signal?: AbortSignal): Promise<void>;
+  /** Deletes batches past their retention; returns how many. */
+  prune(): Promise<number>;
+  /** Releases what the store opened (connections, files). */
+  close(): Promise<void>;
+}
+
+/** Default retention of run stream batches: 7 days (the stream is for display; the run's result and conversation stay). */
+export const DEFAULT_STREAM_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** How often a store prunes while it is written to, in ms. */
+export const STREAM_PRUNE_EVERY_MS = 60 * 60 * 1000;
+
+/** Default read page, in batches. */
+export const DEFAULT_STREAM_READ_LIMIT = 500;

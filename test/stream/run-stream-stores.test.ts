@@ -1,0 +1,249 @@
+// The run stream stores (memory, SQLite, PostgreSQL) and the UI view of a run's batches, without
+// Temporal: cursors are gap-free in commit order also with two writers of one run, a waiting
+// reader wakes on an append (PostgreSQL by NOTIFY, with its safety poll far away; SQLite by its
+// poll), retention prunes, and a retried attempt's text replaces the failed one's in the message
+// AI SDK's own reader builds.
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MemoryRunStreamStore } from '../../src/stream/memory-run-stream.js';
+import { PostgresRunStreamStore } from '../../src/stream/postgres-run-stream.js';
+import type { RunStreamBatch, RunStreamStore } from '../../src/stream/run-stream-store.js';
+import { RunStreamWriter } from '../../src/stream/run-stream-writer.js';
+import { SqliteRunStreamStore } from '../../src/stream/sqlite-run-stream.js';
+import { RunStreamUIState } from '../../src/stream/ui-chunks.js';
+import { readRunStream } from '../../src/stream/read-run-stream.js';
+
+const PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
+const dir = mkdtempSync(join(tmpdir(), 'chamvi-stream-'));
+const opened: RunStreamStore[] = [];
+afterAll(async () => {
+  for (const store of opened) await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const table = (): string => `stream_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+const stores: Array<[string, () => RunStreamStore]> = [
+  ['memory', () => new MemoryRunStreamStore()],
+  ['sqlite', () => new SqliteRunStreamStore(join(dir, `${randomUUID()}.db`), { pollMs: 20 })],
+  ['postgres', () => new PostgresRunStreamStore(PG_URL, { table: table() })],
+];
+const open = (make: () => RunStreamStore): RunStreamStore => {
+  const store = make();
+  opened.push(store);
+  return store;
+};
+const ref = (runId: string, attempt = 1, step = 0) => ({ runId, step, attempt, execution: 'exec-1' });
+
+describe.each(stores)('the %s run stream', (_name, make) => {
+  it('numbers batches 1, 2, 3 per run and reads exactly those after a cursor', async () => {
+    const store = open(make);
+    const run = randomUUID();
+    const other = randomUUID();
+    for (let i = 0; i < 5; i++) {
+      await store.append(ref(run), [{ type: 'text-delta', id: 't', delta: `${i} ` }]);
+      await store.append(ref(other), [{ type: 'text-delta', id: 't', delta: 'x' }]);
+    }
+    expect((await store.read(run, 0)).map((b) => b.cursor)).toEqual([1, 2, 3, 4, 5]);
+    const after = await store.read(run, 3);
+    expect(after.map((b) => b.parts)).toEqual([
+      [{ type: 'text-delta', id: 't', delta: '3 ' }],
+      [{ type: 'text-delta', id: 't', delta: '4 ' }],
+    ]);
+    expect((await store.read(run, 0, 2)).map((b) => b.cursor)).toEqual([1, 2]);
+  });
+
+  it('keeps cursors gap-free when two writers of one run append at once (a zombie attempt beside its retry)', async () => {
+    const store = open(make);
+    const run = randomUUID();
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        store.append(ref(run, 1 + (i % 2)), [{ type: 'text-delta', id: 't', delta: String(i) }]),
+      ),
+    );
+    const cursors = (await store.read(run, 0)).map((b) => b.cursor);
+    expect(cursors).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+  });
+
+  it('wakes a waiting reader when a batch is appended', async () => {
+    const store = open(make);
+    const run = randomUUID();
+    await store.append(ref(run), [{ type: 'text-delta', id: 't', delta: 'a' }]);
+    await store.read(run, 0); // opened (the PostgreSQL table and listener exist) before timing
+    const waiting = store.waitForAppend(run, 1);
+    await new Promise((r) => setTimeout(r, 100));
+    const appended = Date.now();
+    await store.append(ref(run), [{ type: 'text-delta', id: 't', delta: 'b' }]);
+    await waiting;
+    expect(Date.now() - appended).toBeLessThan(1000);
+  });
+});
+
+describe('the PostgreSQL run stream', () => {
+  it('wakes readers by NOTIFY, not by polling: a reader with a 60 s safety poll wakes within 50 ms of the commit', async () => {
+    const store = open(() => new PostgresRunStreamStore(PG_URL, { table: table(), safetyPollMs: 60_000 }));
+    const writer = open(
+      () => new PostgresRunStreamStore(PG_URL, { table: (store as unknown as { table: string }).table }),
+    );
+    const run = randomUUID();
+    await store.read(run, 0);
+    await store.waitForAppend(run, -1); // the listening connection is up: it resolves at once (a run with nothing: cursor 0 > -1)
+    const latencies: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const waiting = store.waitForAppend(run, i);
+      await new Promise((r) => setTimeout(r, 20));
+      const before = performance.now();
+      await writer.append(ref(run), [{ type: 'text-delta', id: 't', delta: String(i) }]);
+      await waiting;
+      latencies.push(performance.now() - before);
+    }
+    latencies.sort((a, b) => a - b);
+    expect(latencies[latencies.length - 1]).toBeLessThan(50);
+  });
+
+  it('wakes every waiting reader when its listening connection is lost, and listens again on the next wait', async () => {
+    const store = open(() => new PostgresRunStreamStore(PG_URL, { table: table(), safetyPollMs: 60_000 }));
+    const run = randomUUID();
+    await store.waitForAppend(run, -1);
+    const waiting = store.waitForAppend(run, 0);
+    const listener = await (store as unknown as { listener: Promise<{ end(): Promise<void> }> }).listener;
+    const started = Date.now();
+    await listener.end();
+    await waiting;
+    expect(Date.now() - started).toBeLessThan(1000);
+    const again = store.waitForAppend(run, 0);
+    await new Promise((r) => setTimeout(r, 100));
+    await store.append(ref(run), [{ type: 'step-end', finishReason: 'stop' }]);
+    await again;
+  });
+});
+
+describe('the SQLite run stream', () => {
+  it('is read by another connection to the same file (another process) through its poll', async () => {
+    const path = join(dir, `${randomUUID()}.db`);
+    const writer = open(() => new SqliteRunStreamStore(path));
+    const reader = open(() => new SqliteRunStreamStore(path, { pollMs: 25 }));
+    const run = randomUUID();
+    const seen: string[] = [];
+    const stop = new AbortController();
+    const reading = (async () => {
+      for await (const batch of readRunStream({ store: reader, runId: run, signal: stop.signal })) {
+        for (const part of batch.parts) if (part.type === 'text-delta') seen.push(part.delta);
+        if (seen.length === 3) stop.abort();
+      }
+    })();
+    for (const delta of ['a', 'b', 'c']) {
+      await writer.append(ref(run), [{ type: 'text-delta', id: 't', delta }]);
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    await reading;
+    expect(seen).toEqual(['a', 'b', 'c']);
+  });
+
+  it('prunes batches past their retention', async () => {
+    const store = open(() => new SqliteRunStreamStore(join(dir, `${randomUUID()}.db`), { retentionMs: 1 }));
+    const run = randomUUID();
+    await store.append(ref(run), [{ type: 'text-delta', id: 't', delta: 'a' }]);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await store.prune()).toBe(1);
+    expect(await store.read(run, 0)).toEqual([]);
+  });
+});
+
+describe('the run stream writer', () => {
+  it('writes the first delta at once and batches what arrives while a write is in flight', async () => {
+    const store = new MemoryRunStreamStore();
+    let release: () => void = () => undefined;
+    const slow: RunStreamStore = Object.assign(Object.create(store) as RunStreamStore, {
+      append: async (...args: Parameters<RunStreamStore['append']>) => {
+        await new Promise<void>((r) => (release = r));
+        return store.append(...args);
+      },
+    });
+    const writer = new RunStreamWriter(slow, ref('r'));
+    writer.push({ type: 'text-delta', id: 't', delta: 'a' });
+    for (const d of ['b', 'c', 'd']) writer.push({ type: 'text-delta', id: 't', delta: d });
+    release();
+    await new Promise((r) => setTimeout(r, 0));
+    release();
+    await writer.close();
+    expect((await store.read('r', 0)).map((b) => b.parts)).toEqual([
+      [{ type: 'text-delta', id: 't', delta: 'a' }],
+      [{ type: 'text-delta', id: 't', delta: 'bcd' }],
+    ]);
+  });
+
+  it('keeps the parts of a failed write and writes them, in order, with the next', async () => {
+    const store = new MemoryRunStreamStore();
+    let fail = true;
+    const flaky: RunStreamStore = Object.assign(Object.create(store) as RunStreamStore, {
+      append: (...args: Parameters<RunStreamStore['append']>) =>
+        fail ? Promise.reject(new Error('down')) : store.append(...args),
+    });
+    const warnings: string[] = [];
+    const writer = new RunStreamWriter(flaky, ref('r'), (m) => warnings.push(m));
+    writer.push({ type: 'text-delta', id: 't', delta: 'a' });
+    await new Promise((r) => setTimeout(r, 0));
+    fail = false;
+    writer.push({ type: 'tool-input-start', toolCallId: 'c', toolName: 'x' });
+    await writer.close();
+    expect((await store.read('r', 0)).flatMap((b) => b.parts)).toEqual([
+      { type: 'text-delta', id: 't', delta: 'a' },
+      { type: 'tool-input-start', toolCallId: 'c', toolName: 'x' },
+    ]);
+    expect(warnings).toHaveLength(1);
+  });
+});
+
+describe('the UI view of a run stream', () => {
+  const batch = (cursor: number, step: number, attempt: number, deltas: string[], end = false): RunStreamBatch => ({
+    runId: 'r',
+    cursor,
+    step,
+    attempt,
+    execution: 'exec-1',
+    parts: [
+      ...deltas.map((delta) => ({ type: 'text-delta' as const, id: 't', delta })),
+      ...(end ? [{ type: 'step-end' as const, finishReason: 'stop' }] : []),
+    ],
+  });
+
+  async function message(chunks: UIMessageChunk[]): Promise<UIMessage | undefined> {
+    let last: UIMessage | undefined;
+    const stream = new ReadableStream<UIMessageChunk>({
+      start(c) {
+        for (const chunk of chunks) c.enqueue(chunk);
+        c.close();
+      },
+    });
+    for await (const m of readUIMessageStream({ stream, terminateOnError: true })) last = m;
+    return last;
+  }
+  const texts = (m: UIMessage | undefined) => m?.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])) ?? [];
+
+  it("shows only the retried attempt's text of a step whose first attempt broke off mid-stream", async () => {
+    const ui = new RunStreamUIState();
+    const chunks: UIMessageChunk[] = [{ type: 'start' }];
+    for (const b of [
+      batch(1, 0, 1, ['Hello', ' wor']),
+      batch(2, 0, 2, ['Good']),
+      batch(3, 0, 1, ['ld (a zombie)']),
+      batch(4, 0, 2, [' day'], true),
+      batch(5, 1, 1, ['Bye'], true),
+    ])
+      chunks.push(...ui.batch(b));
+    chunks.push({ type: 'finish' });
+    expect(chunks.filter((c) => c.type === 'reset-step')).toHaveLength(1);
+    expect(texts(await message(chunks))).toEqual(['Good day', 'Bye']);
+  });
+
+  it('without reset-step, the same batches would append the broken text (the mechanism the test above relies on)', async () => {
+    const ui = new RunStreamUIState();
+    const chunks = [batch(1, 0, 1, ['Hello']), batch(2, 0, 2, ['Good'], true)].flatMap((b) => ui.batch(b));
+    const without = chunks.filter((c) => c.type !== 'reset-step');
+    expect(texts(await message([{ type: 'start' }, ...without]))).toEqual(['Hello', 'Good']);
+  });
+});

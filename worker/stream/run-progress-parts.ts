@@ -1,0 +1,97 @@
+import type { Client } from '@temporalio/client';
+import type { UIMessageChunk } from 'ai';
+import type { PendingApproval, RunEffectReport } from '../../common/index.js';
+import { pendingApprovalsQuery } from '../../workflows/approvals.js';
+import { agentProgressQuery, type AgentProgress } from '../../workflows/progress.js';
+
+/** How long a progress query may take before the stream goes on without it, in ms. */
+const QUERY_TIMEOUT_MS = 5000;
+
+/** The data part of an effect call: `data-chamvi-effect`, one per call (its id: the tool call id, else the key). */
+export type ChamviEffectChunk = { type: 'data-chamvi-effect'; id: string; data: RunEffectReport };
+
+/** The data part of an approval: `data-chamvi-approval`, pending while the run waits, then `decided`. */
+export type ChamviApprovalChunk = {
+  type: 'data-chamvi-approval';
+  id: string;
+  data: (PendingApproval & { status: 'pending' }) | { status: 'decided'; toolCallId: string };
+};
+
+/**
+ * The effect outcomes and pending approvals of one run as UI data parts, each emitted again only
+ * when it changed: AI SDK's reader replaces a data part with the same type and id in place, so a
+ * page sees one part per call that moves from pending to its outcome.
+ */
+export class RunProgressParts {
+  private readonly sent = new Map<string, string>();
+  private readonly pending = new Set<string>();
+
+  constructor(
+    private readonly client: Client,
+    private readonly workflowId: string,
+  ) {}
+
+  /** The run's progress (`chamvi.progress`), `undefined` when no worker answered in time. */
+  async progress(): Promise<AgentProgress | undefined> {
+    return timed(this.client.workflow.getHandle(this.workflowId).query(agentProgressQuery));
+  }
+
+  /** Chunks for what changed since the last call, from the progress and pending-approvals queries. */
+  async poll(): Promise<UIMessageChunk[]> {
+    const handle = this.client.workflow.getHandle(this.workflowId);
+    const [progress, pending] = await Promise.all([this.progress(), timed(handle.query(pendingApprovalsQuery))]);
+    return [...this.effects(progress?.effects ?? []), ...(pending === undefined ? [] : this.approvals(pending))];
+  }
+
+  /** Chunks for effect reports that are new or changed. */
+  effects(reports: readonly RunEffectReport[]): UIMessageChunk[] {
+    const out: UIMessageChunk[] = [];
+    for (const report of reports) {
+      const id = report.toolCallId ?? report.key;
+      const chunk: ChamviEffectChunk = { type: 'data-chamvi-effect', id, data: report };
+      if (this.changed(`effect:${id}`, report)) out.push(chunk);
+    }
+    return out;
+  }
+
+  /** Chunks for approvals that began waiting, and for those no longer waiting (`decided`). */
+  approvals(pending: readonly PendingApproval[]): UIMessageChunk[] {
+    const out: UIMessageChunk[] = [];
+    const now = new Set(pending.map((p) => p.toolCallId));
+    for (const request of pending) {
+      this.pending.add(request.toolCallId);
+      const data = { ...request, status: 'pending' as const };
+      if (this.changed(`approval:${request.toolCallId}`, data)) {
+        const chunk: ChamviApprovalChunk = { type: 'data-chamvi-approval', id: request.toolCallId, data };
+        out.push(chunk);
+      }
+    }
+    for (const toolCallId of [...this.pending]) {
+      if (now.has(toolCallId)) continue;
+      this.pending.delete(toolCallId);
+      const data = { status: 'decided' as const, toolCallId };
+      this.changed(`approval:${toolCallId}`, data);
+      const chunk: ChamviApprovalChunk = { type: 'data-chamvi-approval', id: toolCallId, data };
+      out.push(chunk);
+    }
+    return out;
+  }
+
+  private changed(key: string, value: unknown): boolean {
+    const json = JSON.stringify(value);
+    if (this.sent.get(key) === json) return false;
+    this.sent.set(key, json);
+    return true;
+  }
+}
+
+async function timed<T>(query: Promise<T>): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), QUERY_TIMEOUT_MS)));
+  try {
+    // A run without a worker, or one not started yet, answers nothing: the stream goes on without.
+    return await Promise.race([query.catch(() => undefined), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
