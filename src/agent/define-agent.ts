@@ -52,10 +52,14 @@ export interface AgentDefinition<
  * What {@link defineAgent} takes to run an existing AI SDK agent: a `ToolLoopAgent` (or the
  * settings object it was made from) and, unless the agent has an `id`, a name.
  */
-export interface ToolLoopAgentDefinition<TOOLS extends ToolSet = ToolSet> {
+export interface ToolLoopAgentDefinition<
+  TOOLS extends ToolSet = ToolSet,
+  RUNTIME_CONTEXT extends AgentRuntimeContext = AgentRuntimeContext,
+  OUTPUT extends AgentOutput = AgentOutput,
+> {
   /** Default: the agent's `id`. */
   readonly name?: string;
-  readonly agent: ToolLoopAgentSource<TOOLS>;
+  readonly agent: ToolLoopAgentSource<TOOLS, RUNTIME_CONTEXT, OUTPUT>;
   /** As {@link AgentDefinition.maxSteps}. */
   readonly maxSteps?: number;
 }
@@ -96,7 +100,9 @@ export function defineAgent<
   TOOLS extends ToolSet = ToolSet,
   RUNTIME_CONTEXT extends AgentRuntimeContext = AgentRuntimeContext,
   OUTPUT extends AgentOutput = AgentOutput,
->(definition: AgentDefinition<TOOLS, RUNTIME_CONTEXT, OUTPUT> | ToolLoopAgentDefinition<TOOLS>): Agent<TOOLS> {
+>(
+  definition: AgentDefinition<TOOLS, RUNTIME_CONTEXT, OUTPUT> | ToolLoopAgentDefinition<TOOLS, RUNTIME_CONTEXT, OUTPUT>,
+): Agent<TOOLS> {
   const given = resolveDefinition(definition);
   const name = given['name'] ?? given['id'];
   if (typeof name !== 'string' || !/^[A-Za-z0-9_.-]+$/.test(name)) {

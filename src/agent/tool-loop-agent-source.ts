@@ -1,9 +1,13 @@
 import type { ToolLoopAgent, ToolLoopAgentSettings, ToolSet } from 'ai';
 import { UnsupportedAgentSettingError } from '../errors/unsupported-agent-setting-error.js';
+import type { AgentOutput, AgentRuntimeContext } from './agent-settings.js';
 
 /** An AI SDK `ToolLoopAgent`, or the settings object one is made from. */
-export type ToolLoopAgentSource<TOOLS extends ToolSet = ToolSet> =
-  ToolLoopAgent<never, TOOLS> | ToolLoopAgentSettings<never, TOOLS>;
+export type ToolLoopAgentSource<
+  TOOLS extends ToolSet = ToolSet,
+  RUNTIME_CONTEXT extends AgentRuntimeContext = AgentRuntimeContext,
+  OUTPUT extends AgentOutput = AgentOutput,
+> = ToolLoopAgent<never, TOOLS, RUNTIME_CONTEXT, OUTPUT> | ToolLoopAgentSettings<never, TOOLS, RUNTIME_CONTEXT, OUTPUT>;
 
 /**
  * The settings of a `ToolLoopAgent`, or the settings object itself.

@@ -1,0 +1,184 @@
+// defineAgent's AI SDK 7 agent settings without Temporal: what it accepts, what it refuses (and
+// says why), a ToolLoopAgent's settings, the steps rebuilt from a conversation, the in-process runner.
+import { describe, expect, it } from '@jest/globals';
+import { hasToolCall, isStepCount, Output, tool, ToolLoopAgent } from 'ai';
+import { z } from 'zod';
+import { defineAgent, MemoryEffectStore, runAgent, UnsupportedAgentSettingError } from '../../src/index.js';
+import { scriptedModel } from '../../demo/scripted-model.js';
+import { stepHistory } from '../../activities/step-history.js';
+import { stopConditionMet } from '../../activities/stop-conditions.js';
+import { stepLimit } from '../../activities/stopped-step.js';
+import type { JsonMessage } from '../../common/index.js';
+
+const model = scriptedModel([{ text: 'Hi.' }]);
+const note = tool({ description: 'Notes.', inputSchema: z.object({ text: z.string() }), execute: () => 'ok' });
+
+/** The error `define` throws, for assertions on its kind and message. */
+function refusal(define: () => unknown): UnsupportedAgentSettingError {
+  try {
+    define();
+  } catch (error) {
+    if (UnsupportedAgentSettingError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('defineAgent accepted the definition');
+}
+
+describe('defineAgent with AI SDK 7 agent settings', () => {
+  it('keeps the settings it runs, and maxSteps: 20 by default, none with stopWhen (as ToolLoopAgent)', () => {
+    const plain = defineAgent({ name: 'plain', model });
+    expect(plain.maxSteps).toBe(20);
+    expect(plain.settings).toEqual({});
+    const stopping = defineAgent({ name: 'stopping', model, temperature: 0, stopWhen: hasToolCall('done') });
+    expect(stopping.maxSteps).toBe(Infinity);
+    // The model step's answer is JSON: an unbounded agent's limit must not become null there.
+    expect(JSON.parse(JSON.stringify({ limit: stepLimit(stopping) }))).toEqual({ limit: Number.MAX_SAFE_INTEGER });
+    expect(stopping.settings.temperature).toBe(0);
+    expect(defineAgent({ name: 'both', model, stopWhen: isStepCount(3), maxSteps: 5 }).maxSteps).toBe(5);
+  });
+
+  it.each([
+    ['onStepFinish', { onStepFinish: () => undefined }, 'run again on every retry'],
+    ['onEnd', { onEnd: () => undefined }, 'run again on every retry'],
+    ['maxRetries', { maxRetries: 3 }, 'Temporal retries a failed model step'],
+    ['timeout', { timeout: 10_000 }, 'only { stepMs, firstChunkMs, chunkMs }'],
+    ['timeout', { timeout: { totalMs: 5 } }, 'got totalMs'],
+    ['toolsContext', { toolsContext: {} }, "the run's ToolContext"],
+    ['toolCallConcurrency', { toolCallConcurrency: 1 }, 'all at once'],
+    ['prepareCall', { prepareCall: () => ({}) }, 'no call options'],
+    ['toolApproval', { toolApproval: { note: 'user-approval' } }, "worker's registration"],
+    ['stopWhen', { stopWhen: [isStepCount(2), 3] }, 'stop condition 1 is a number'],
+    ['temprature', { temprature: 0 }, 'a typo?'],
+  ])('refuses %s with UnsupportedAgentSettingError naming it', (setting, extra, why) => {
+    const error = refusal(() => defineAgent({ name: 'refused', model, ...(extra as object) }));
+    expect(error.name).toBe('UnsupportedAgentSettingError');
+    expect(error.setting).toBe(setting);
+    expect(error.message).toContain(`defineAgent("refused"): the setting "${setting}"`);
+    expect(error.message).toContain(why);
+  });
+
+  it('counts a setting set to undefined as absent, and takes timeout per model call and maxRetries 0', () => {
+    const agent = defineAgent({
+      name: 'lenient',
+      model,
+      onEnd: undefined,
+      timeout: { stepMs: 1000 },
+      maxRetries: 0,
+    } as never);
+    expect(agent.settings).toEqual({ timeout: { stepMs: 1000 }, maxRetries: 0 });
+  });
+
+  it('takes a ToolLoopAgent (its id as the name) or its settings object, with its settings', () => {
+    const output = Output.object({ schema: z.object({ a: z.string() }) });
+    const settings = { id: 'from-sdk', model, instructions: 'Be kind.', tools: { note }, temperature: 0.2, output };
+    const fromAgent = defineAgent({ agent: new ToolLoopAgent(settings) });
+    expect(fromAgent.name).toBe('from-sdk');
+    expect(fromAgent.instructions).toBe('Be kind.');
+    expect(Object.keys(fromAgent.tools)).toEqual(['note']);
+    expect(fromAgent.settings).toEqual({ temperature: 0.2, output });
+    const fromSettings = defineAgent({ name: 'renamed', agent: settings, maxSteps: 4 });
+    expect([fromSettings.name, fromSettings.maxSteps, fromSettings.settings.temperature]).toEqual(['renamed', 4, 0.2]);
+    // A ToolLoopAgent's callbacks are refused as the settings' would be.
+    const withCallback = new ToolLoopAgent({ ...settings, onStepFinish: () => undefined });
+    expect(refusal(() => defineAgent({ agent: withCallback })).setting).toBe('onStepFinish');
+    expect(() => defineAgent({ agent: new ToolLoopAgent(settings), temperature: 1 } as never)).toThrow(
+      'with agent, only name and maxSteps may be given (got temperature)',
+    );
+  });
+
+  it('says to pass the settings object when a ToolLoopAgent keeps no settings where AI SDK 7.0 does', () => {
+    const agent = new ToolLoopAgent({ id: 'hidden', model });
+    Object.defineProperty(agent, 'settings', { value: undefined });
+    expect(refusal(() => defineAgent({ agent })).message).toContain('pass the settings object you built it from');
+  });
+});
+
+describe('the steps a stop condition and prepareStep see, rebuilt from the conversation', () => {
+  const messages: JsonMessage[] = [
+    { role: 'user', content: 'earlier chat' },
+    { role: 'assistant', content: 'an answer before this run' },
+    { role: 'user', content: 'Go.' },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'Noting.' },
+        { type: 'tool-call', toolCallId: 'c1', toolName: 'note', input: { text: 'a' } },
+        { type: 'tool-call', toolCallId: 'c2', toolName: 'fail', input: {} },
+      ],
+    },
+    {
+      role: 'tool',
+      content: [
+        { type: 'tool-result', toolCallId: 'c1', toolName: 'note', output: { type: 'json', value: { saved: true } } },
+        { type: 'tool-result', toolCallId: 'c2', toolName: 'fail', output: { type: 'error-text', value: 'down' } },
+      ],
+    },
+    { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c3', toolName: 'done', input: {} }] },
+    {
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId: 'c3', toolName: 'done', output: { type: 'text', value: 'ok' } }],
+    },
+  ];
+
+  it("splits the run's steps off the messages it began with, with calls, results and errors", () => {
+    const { steps, initialMessages, responseMessages } = stepHistory(messages, 2);
+    expect(initialMessages).toHaveLength(3);
+    expect(responseMessages).toHaveLength(4);
+    expect(steps.map((s) => s.stepNumber)).toEqual([0, 1]);
+    expect(steps[0]).toMatchObject({ text: 'Noting.', finishReason: 'tool-calls' });
+    expect(steps[0]!.toolCalls.map((c): unknown[] => [c.toolName, c.input])).toEqual([
+      ['note', { text: 'a' }],
+      ['fail', {}],
+    ]);
+    expect(steps[0]!.toolResults.map((r): unknown[] => [r.toolName, r.input, r.output])).toEqual([
+      ['note', { text: 'a' }, { saved: true }],
+    ]);
+    expect(steps[0]!.content.find((p) => p.type === 'tool-error')).toMatchObject({ toolName: 'fail', error: 'down' });
+    expect(steps[1]!.toolResults.map((r): unknown => r.output)).toEqual(['ok']);
+    expect(stepHistory(messages, 0).steps).toEqual([]);
+  });
+
+  it("evaluates the SDK's stop conditions on them as the SDK does", async () => {
+    const { steps } = stepHistory(messages, 2);
+    expect(await stopConditionMet(hasToolCall('done'), steps)).toBe(true);
+    expect(await stopConditionMet(hasToolCall('note'), steps)).toBe(false); // only the last step counts
+    expect(await stopConditionMet([isStepCount(3), isStepCount(2)], steps)).toBe(true);
+    expect(await stopConditionMet(async () => Promise.resolve(false), steps)).toBe(false);
+    expect(await stopConditionMet(undefined, steps)).toBe(false);
+  });
+});
+
+describe('runAgent (in process) with agent settings', () => {
+  it('hands them to the AI SDK loop: stopWhen, output and call settings', async () => {
+    const seen: number[] = [];
+    const recorded = scriptedModel([
+      { toolCalls: [{ toolName: 'note', input: { text: 'a' } }] },
+      { text: '{"a":"b"}' },
+    ]);
+    const inner = recorded.doGenerate.bind(recorded);
+    recorded.doGenerate = (options) => {
+      seen.push(options.temperature ?? -1);
+      return inner(options);
+    };
+    const agent = defineAgent({
+      name: 'local',
+      model: recorded,
+      tools: { note },
+      temperature: 0.7,
+      output: Output.object({ schema: z.object({ a: z.string() }) }),
+    });
+    const result = await runAgent(agent, { prompt: 'Go.', store: new MemoryEffectStore() });
+    expect(result.output).toEqual({ a: 'b' });
+    expect(seen).toEqual([0.7, 0.7]);
+
+    const stopped = defineAgent({
+      name: 'stopped',
+      model: scriptedModel([{ toolCalls: [{ toolName: 'note', input: { text: 'a' } }] }]),
+      tools: { note },
+      stopWhen: hasToolCall('note'),
+    });
+    const stoppedRun = await runAgent(stopped, { prompt: 'Go.', store: new MemoryEffectStore() });
+    expect(stoppedRun.steps).toHaveLength(1);
+    expect(stoppedRun.output).toBeUndefined();
+  });
+});
