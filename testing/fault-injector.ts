@@ -178,11 +178,14 @@ export class FaultInjector {
   /** One agent with its tools wrapped. */
   wrapAgent(agent: Agent): Agent {
     return defineAgent({
+      // Its AI SDK settings (stopWhen, prepareStep, output, ...) and telemetry stay the agent's.
+      ...agent.settings,
       name: agent.name,
       model: agent.model,
       ...(agent.instructions !== undefined ? { instructions: agent.instructions } : {}),
       tools: this.wrapTools(agent.tools),
       maxSteps: agent.maxSteps,
+      ...(agent.telemetry !== undefined ? { telemetry: agent.telemetry } : {}),
     });
   }
 
