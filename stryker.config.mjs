@@ -5,12 +5,24 @@
 //   npm run mutants -- --mutate src/stores/memory-effect-store.ts
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import process from 'node:process';
 
 // The tests that exercise src/effects/ and src/stores/ in this process. Left out: the Temporal and
 // dev-server suites (minutes per run), and pg-optional-peer (it checks packaging with tsc and child
 // processes, no protocol or store behaviour a mutant could change).
 const TESTS = ['test/core/**/*.test.ts', 'test/stores/**/*.test.ts', 'test/simulation/regression.test.ts'];
 const NOT_TESTS = ['test/stores/pg-optional-peer.test.ts'];
+
+// The runner aids of test/mutation/ (a mutant's run loads only the files of its covering tests and
+// stops at its first failing test). MUTANTS_PLAIN=1 runs without them, to compare.
+const AIDS =
+  process.env.MUTANTS_PLAIN === '1'
+    ? {}
+    : {
+        // Relative to the sandbox, which is the working directory of Stryker's runner and jest's rootDir.
+        testEnvironment: './test/mutation/stop-at-first-failure-environment.mjs',
+        testSequencer: './test/mutation/covering-files-sequencer.mjs',
+      };
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
@@ -24,6 +36,7 @@ export default {
     config: {
       testMatch: TESTS.map((glob) => `<rootDir>/${glob}`),
       testPathIgnorePatterns: ['/node_modules/', ...NOT_TESTS.map((file) => `<rootDir>/${file}`)],
+      ...AIDS,
     },
     // perTest coverage already narrows each mutant to the tests that reached it.
     enableFindRelatedTests: false,
