@@ -27,6 +27,8 @@ Options:
   --agents <module>       module exporting agents (defineAgent results), or a default array of
                           agents or { agent, tools, toolDefaults, allow } registrations   [${ENV.agents}]
   --store <spec>          effect store: ./effects.db, sqlite:effects.db, postgres://user@host/db [${ENV.store}]
+  --stream <spec|store>   write what model steps stream (text, tool calls) to this store for
+                          chamvi run --wait and UI streams; "store": the effect store (default none) [${ENV.stream}]
   --task-queue <queue>    task queue to poll (default chamvi)                         [${ENV.taskQueue}]
   --address <host:port>   Temporal frontend (default localhost:7233)                  [${ENV.address}]
   --namespace <ns>        Temporal namespace (default default)                        [${ENV.namespace}]
@@ -50,6 +52,8 @@ Options:
                           run (executed, reconciled, recorded, failed, denied); exits 1 when a call
                           failed, naming it, or when no worker polls the task queue
   --json                  with --wait: print the result as JSON
+  --stream <spec|store>   with --wait: print the text as it streams, from the workers' run stream
+                          (their --stream; "store": CHAMVI_STORE's)                    [${ENV.stream}]
   --task-queue <queue>    task queue (default chamvi)                 [${ENV.taskQueue}]
   --address <host:port>   Temporal frontend (default localhost:7233)  [${ENV.address}]
   --namespace <ns>        Temporal namespace (default default)        [${ENV.namespace}]

@@ -4,7 +4,11 @@ import {
   type WorkflowHandleWithFirstExecutionRunId,
 } from '@temporalio/client';
 import type { RunEffectReport } from '../common/index.js';
+import { createRunStreamStore } from '../src/stream/create-run-stream-store.js';
 import { startAgentRun } from '../worker/client.js';
+import { runUIMessageStream } from '../worker/stream/run-ui-message-stream.js';
+import { printRunStream } from './stream-printer.js';
+import { streamSpecOf } from './stream-flag.js';
 import { RUN_HELP } from './help.js';
 import { parseFlags, required, TEMPORAL_OPTIONS } from './flags.js';
 import { hasPollers, pollerWaitMs } from './pollers.js';
@@ -22,6 +26,7 @@ export async function runCommand(args: string[]): Promise<number> {
       'workflow-id': { type: 'string' },
       wait: { type: 'boolean' },
       json: { type: 'boolean' },
+      stream: { type: 'string' },
     },
     1,
   );
@@ -65,6 +70,23 @@ export async function runCommand(args: string[]): Promise<number> {
       );
       return 1;
     }
+    // With a run stream, the text is printed as the steps stream it (not with --json: one document).
+    const streamSpec = values.json ? undefined : streamSpecOf('run', values.stream);
+    const stream = streamSpec === undefined ? undefined : createRunStreamStore(streamSpec);
+    const printing =
+      stream === undefined
+        ? undefined
+        : printRunStream(
+            runUIMessageStream({ client, workflowId: ids.workflowId, stream, progressParts: false }),
+            (text) => process.stdout.write(text),
+          ).catch((error: unknown) => {
+            // The stream is a view: if it fails, the result below is still printed whole.
+            process.stderr.write(
+              `chamvi: run: the stream stopped (${error instanceof Error ? error.message : String(error)})\n`,
+            );
+            return { printed: false };
+          });
+    let streamed = false;
     let result;
     try {
       result = await handle.result();
@@ -74,12 +96,17 @@ export async function runCommand(args: string[]): Promise<number> {
       throw new Error(`run ${ids.workflowId} failed: ${cause instanceof Error ? cause.message : error.message}`, {
         cause: error,
       });
+    } finally {
+      // The stream ends once the run closed: what it still holds is printed before the summary.
+      streamed = (await printing)?.printed ?? false;
+      await stream?.close();
     }
     if (values.json) {
       process.stdout.write(`${JSON.stringify({ ...ids, text: result.text, effects: result.effects }, null, 2)}\n`);
     } else {
+      // Streamed text is on the screen already; otherwise the final text is printed here.
       process.stdout.write(
-        `\n${result.text}\n\neffects of run ${result.runId}:\n${effectReportTable(result.effects)}\n`,
+        `${streamed ? '' : `\n${result.text}\n`}\neffects of run ${result.runId}:\n${effectReportTable(result.effects)}\n`,
       );
     }
     const failed = result.effects.filter((e) => e.outcome === 'failed');

@@ -16,6 +16,8 @@ export const ENV = {
   taskQueue: 'CHAMVI_TASK_QUEUE',
   /** Module exporting the agents `chamvi worker` serves (instead of `--agents`). */
   agents: 'CHAMVI_AGENTS',
+  /** Run stream (`chamvi worker` writes, `chamvi run --wait` reads): a store spec, or `store` for the effect store's. */
+  stream: 'CHAMVI_STREAM',
 } as const;
 
 export const DEFAULT_ADDRESS = 'localhost:7233';

@@ -7,6 +7,7 @@ import { WORKER_HELP } from './help.js';
 import { parseFlags, TEMPORAL_OPTIONS } from './flags.js';
 import { ENV, setting, temporalSettings } from './settings.js';
 import { openStore } from './store-flag.js';
+import { checkStreamSpec } from './stream-flag.js';
 import { CONNECT_TIMEOUT_MS, unreachable } from './temporal-connection.js';
 import { UsageError } from './usage-error.js';
 
@@ -23,7 +24,7 @@ export async function workerCommand(args: string[]): Promise<number> {
   const { values } = parseFlags(
     'worker',
     args,
-    { ...TEMPORAL_OPTIONS, agents: { type: 'string' }, store: { type: 'string' } },
+    { ...TEMPORAL_OPTIONS, agents: { type: 'string' }, store: { type: 'string' }, stream: { type: 'string' } },
     0,
   );
   if (values.help) {
@@ -36,6 +37,10 @@ export async function workerCommand(args: string[]): Promise<number> {
   const { address, namespace, taskQueue, connectionOptions } = temporalSettings(values);
   const dataConverter = await loadDataConverter('worker', values['data-converter']);
   const store = await openStore('worker', values.store);
+  // `store` (the word) streams to where the effects go: one place to configure.
+  const streamSpec = setting(values.stream, ENV.stream);
+  const stream = streamSpec === 'store' ? setting(values.store, ENV.store) : streamSpec;
+  if (stream !== undefined) checkStreamSpec('worker', stream);
   try {
     const agents = await loadAgents('worker', agentsModule);
     const connection = await connectWorker(address, connectionOptions);
@@ -46,6 +51,7 @@ export async function workerCommand(args: string[]): Promise<number> {
         taskQueue,
         agents,
         store,
+        ...(stream !== undefined ? { stream } : {}),
         ...(dataConverter !== undefined ? { workerOptions: { dataConverter } } : {}),
       });
       const names = agents.map((a) =>
@@ -53,7 +59,8 @@ export async function workerCommand(args: string[]): Promise<number> {
       );
       process.stdout.write(
         `chamvi worker: task queue "${taskQueue}" at ${address} (namespace ${namespace}); agents: ${names.join(', ')}; ` +
-          `effect store: ${describeStore(setting(values.store, ENV.store) ?? '')}\nready\n`,
+          `effect store: ${describeStore(setting(values.store, ENV.store) ?? '')}` +
+          `${stream !== undefined ? `; run stream: ${describeStore(stream)}` : ''}\nready\n`,
       );
       await worker.run();
       process.stdout.write('chamvi worker: stopped\n');

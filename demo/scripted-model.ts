@@ -3,6 +3,8 @@ import type {
   LanguageModelV4CallOptions,
   LanguageModelV4Content,
   LanguageModelV4GenerateResult,
+  LanguageModelV4StreamPart,
+  LanguageModelV4StreamResult,
 } from '@ai-sdk/provider';
 
 /** A tool call a scripted step makes. */
@@ -79,9 +81,34 @@ export function scriptedModel(
         warnings: [],
       });
     },
-    doStream(): never {
-      throw new Error('scriptedModel supports generateText only (the agent engines call the model without streaming).');
+    // The same answer as doGenerate, streamed word by word (a worker with a run stream calls streamText).
+    async doStream(call: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {
+      const answer = await model.doGenerate(call);
+      return { stream: streamOf(answer) };
     },
   };
   return model;
+}
+
+/** A generate result as the stream parts a provider would send: text word by word, then the tool calls. */
+function streamOf(answer: LanguageModelV4GenerateResult): ReadableStream<LanguageModelV4StreamPart> {
+  const parts: LanguageModelV4StreamPart[] = [{ type: 'stream-start', warnings: [] }];
+  answer.content.forEach((part, i) => {
+    if (part.type === 'text') {
+      const id = `text-${i}`;
+      parts.push({ type: 'text-start', id });
+      for (const delta of (part.text.match(/\S*\s*/g) ?? []).filter(Boolean))
+        parts.push({ type: 'text-delta', id, delta });
+      parts.push({ type: 'text-end', id });
+    } else if (part.type === 'tool-call') {
+      parts.push(part);
+    }
+  });
+  parts.push({ type: 'finish', finishReason: answer.finishReason, usage: answer.usage });
+  return new ReadableStream({
+    start(controller) {
+      for (const part of parts) controller.enqueue(part);
+      controller.close();
+    },
+  });
 }

@@ -234,7 +234,10 @@ describe('a run stream reader', () => {
 
 describe('a worker without a stream', () => {
   it('calls the model without streaming, as before (a model that cannot stream still runs)', async () => {
-    const agent = defineAgent({ name: `plain-${randomUUID()}`, model: scriptedModel([{ text: 'No stream.' }]) });
+    const model = Object.assign(scriptedModel([{ text: 'No stream.' }]), {
+      doStream: () => Promise.reject(new Error('streamed without a stream')),
+    });
+    const agent = defineAgent({ name: `plain-${randomUUID()}`, model });
     const result = await withWorker([agent], undefined, async (taskQueue) =>
       (await startAgentRun(env.client, { agent: agent.name, prompt: 'Hi.', taskQueue })).result(),
     );
