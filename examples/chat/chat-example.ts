@@ -6,11 +6,10 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { externalServer, startDevServer, type DevServer } from '../../cli/dev-server.js';
 import { connectClient } from '../../cli/temporal-connection.js';
 import { LocalGitHubServer } from '../../demo/github/index.js';
-import { createEffectStore, type ManagedEffectStore } from '../../src/stores/index.js';
 import { chamviWorkflowsPath } from '../../worker/index.js';
+import { createRunStreamStore, runUIMessageStream } from '../../worker/stream/index.js';
 import { CHAT_REPO } from './chat-agent.js';
 import { ChatServer } from './chat-server.js';
-import { openRunStream } from './run-stream.js';
 import { WorkerSupervisor } from './worker-supervisor.js';
 
 /** What {@link startChatExample} takes; every field has an embedded default. */
@@ -92,16 +91,17 @@ export async function startChatExample(options: ChatExampleOptions = {}): Promis
     await worker.start();
     const client = await connectClient(temporal.address, process.env['TEMPORAL_NAMESPACE'] ?? 'default');
     stops.push(() => client.connection.close());
-    // The server reads the conversation (and the run stream) from the workers' store.
-    const reader: ManagedEffectStore = createEffectStore(store);
-    stops.push(() => reader.close());
+    // The workers stream their model steps into the store's file (a table of its own); the page's
+    // server follows it there (SQLite: readers poll every 50 ms).
+    const stream = createRunStreamStore(store);
+    stops.push(() => stream.close());
     const comments = (issue: number) =>
       github.tracker.listComments(CHAT_REPO.owner, CHAT_REPO.repo, issue)?.length ?? 0;
     const server = await new ChatServer({
       client,
       taskQueue,
       approvalSecret,
-      openStream: (workflowId) => openRunStream({ client, store: reader, workflowId }),
+      openStream: (workflowId) => runUIMessageStream({ client, workflowId, stream, pollMs: 500 }),
       issues: () =>
         github.tracker
           .listIssues(CHAT_REPO.owner, CHAT_REPO.repo)

@@ -1,7 +1,7 @@
 // The chat example's worker process: `node --import tsx examples/chat/worker.ts`, started (and
 // restarted when it dies) by the example's launcher. Configured by env:
-//   TEMPORAL_ADDRESS, CHAT_TASK_QUEUE, CHAT_STORE (a store spec: the effect store, and the run
-//   stream where the worker supports one), CHAT_GITHUB_URL, CHAMVI_APPROVAL_SECRET,
+//   TEMPORAL_ADDRESS, CHAT_TASK_QUEUE, CHAT_STORE (a store spec: the effect store, the conversation
+//   and the run stream), CHAT_GITHUB_URL, CHAMVI_APPROVAL_SECRET,
 //   CHAT_MARKER_SECRET, CHAT_TOKEN_MS (ms per streamed word), CHAT_WORKFLOW_BUNDLE (a prebuilt
 //   workflow bundle, so a restarted worker polls within a second or two instead of bundling again).
 import { createAgentWorker } from '../../worker/index.js';
@@ -19,6 +19,8 @@ const worker = await createAgentWorker({
   address: required('TEMPORAL_ADDRESS'),
   taskQueue: required('CHAT_TASK_QUEUE'),
   store: required('CHAT_STORE'),
+  // Model steps stream their text to the same SQLite file (its own table); the page's server reads it.
+  stream: true,
   approvalSecret: required('CHAMVI_APPROVAL_SECRET'),
   health: false,
   agents: [
