@@ -62,14 +62,23 @@ export const PASSED_SETTINGS = [
 type PassedSetting = (typeof PASSED_SETTINGS)[number];
 
 /** Settings that steer the loop: functions, run in the model-step activity (workflow code cannot import them). */
-const LOOP_SETTINGS = ['stopWhen', 'prepareStep'] as const;
+export const LOOP_SETTINGS = ['stopWhen', 'prepareStep'] as const;
 type LoopSetting = (typeof LOOP_SETTINGS)[number];
 
 /** The fields `defineAgent` reads itself. */
-const OWN_FIELDS = ['id', 'name', 'model', 'instructions', 'tools', 'maxSteps', 'telemetry', 'experimental_telemetry'];
+export const OWN_FIELDS = [
+  'id',
+  'name',
+  'model',
+  'instructions',
+  'tools',
+  'maxSteps',
+  'telemetry',
+  'experimental_telemetry',
+] as const;
 
 /** Settings no durable run can honour, with what to do instead. */
-const REFUSED: Readonly<Record<string, string>> = {
+export const REFUSED_SETTINGS = {
   toolsContext:
     'chamvi gives every tool the run\'s ToolContext as its context (ctx.run, ctx.state, ctx.artifacts); pass per-run data as the run\'s "state" instead.',
   toolCallConcurrency:
@@ -81,10 +90,10 @@ const REFUSED: Readonly<Record<string, string>> = {
   _internal: 'an AI SDK test hook; a durable run takes ids from Temporal.',
   toolApproval:
     "set it on the worker's registration instead ({ agent, toolApproval } in createAgentWorker's agents), where the run's approvals (waiting, signing, timeouts) are configured.",
-};
+} as const satisfies Readonly<Record<string, string>>;
 
 /** Callbacks: in a durable run they would run again on every activity retry (and not once per run). */
-const CALLBACKS = [
+export const CALLBACK_SETTINGS = [
   'onStart',
   'experimental_onStart',
   'onStepStart',
@@ -100,7 +109,7 @@ const CALLBACKS = [
   'onAbort',
   'onEnd',
   'onFinish',
-];
+] as const;
 
 const PERMITTED_TIMEOUTS = ['stepMs', 'firstChunkMs', 'chunkMs'];
 
@@ -114,15 +123,17 @@ const PERMITTED_TIMEOUTS = ['stepMs', 'firstChunkMs', 'chunkMs'];
 export function checkAgentSettings(where: string, given: Readonly<Record<string, unknown>>): AgentSettings {
   const settings: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(given)) {
-    if (value === undefined || OWN_FIELDS.includes(key)) continue;
-    if (CALLBACKS.includes(key)) {
+    if (value === undefined || (OWN_FIELDS as readonly string[]).includes(key)) continue;
+    if ((CALLBACK_SETTINGS as readonly string[]).includes(key)) {
       throw refuse(
         where,
         key,
         "callbacks would run again on every retry of a model step (and on none of the workflow's tool calls); use the agent's telemetry integrations, Temporal interceptors, or the progress query.",
       );
     }
-    const refused = REFUSED[key];
+    const refused = Object.hasOwn(REFUSED_SETTINGS, key)
+      ? (REFUSED_SETTINGS as Readonly<Record<string, string>>)[key]
+      : undefined;
     if (refused !== undefined) throw refuse(where, key, refused);
     if (!(PASSED_SETTINGS as readonly string[]).includes(key) && !(LOOP_SETTINGS as readonly string[]).includes(key)) {
       throw refuse(where, key, 'it is not an AI SDK 7 ToolLoopAgent setting chamvi knows (a typo?).');

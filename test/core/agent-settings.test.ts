@@ -1,7 +1,9 @@
 // defineAgent's AI SDK 7 agent settings without Temporal: what it accepts, what it refuses (and
 // says why), a ToolLoopAgent's settings, the steps rebuilt from a conversation, the in-process runner.
 import { describe, expect, it } from '@jest/globals';
-import { hasToolCall, isStepCount, Output, tool, ToolLoopAgent } from 'ai';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { hasToolCall, isStepCount, Output, tool, ToolLoopAgent, type ToolLoopAgentSettings } from 'ai';
 import { z } from 'zod';
 import { defineAgent, MemoryEffectStore, runAgent, UnsupportedAgentSettingError } from '../../src/index.js';
 import { scriptedModel } from '../../demo/scripted-model.js';
@@ -9,6 +11,23 @@ import { stepHistory } from '../../activities/step-history.js';
 import { stopConditionMet } from '../../activities/stop-conditions.js';
 import { stepLimit } from '../../activities/stopped-step.js';
 import type { JsonMessage } from '../../common/index.js';
+import {
+  CALLBACK_SETTINGS,
+  LOOP_SETTINGS,
+  OWN_FIELDS,
+  PASSED_SETTINGS,
+  REFUSED_SETTINGS,
+} from '../../src/agent/agent-settings.js';
+
+/** Every setting defineAgent knows: run, steered, its own, refused (with why). */
+type Classified =
+  | (typeof PASSED_SETTINGS)[number]
+  | (typeof LOOP_SETTINGS)[number]
+  | (typeof OWN_FIELDS)[number]
+  | (typeof CALLBACK_SETTINGS)[number]
+  | keyof typeof REFUSED_SETTINGS;
+/** Compiles only while every ToolLoopAgentSettings key of the installed `ai` is classified (a new SDK setting must be). */
+const everySettingClassified: [Exclude<keyof ToolLoopAgentSettings, Classified>] extends [never] ? true : false = true;
 
 const model = scriptedModel([{ text: 'Hi.' }]);
 const note = tool({ description: 'Notes.', inputSchema: z.object({ text: z.string() }), execute: () => 'ok' });
@@ -90,6 +109,28 @@ describe('defineAgent with AI SDK 7 agent settings', () => {
     const agent = new ToolLoopAgent({ id: 'hidden', model });
     Object.defineProperty(agent, 'settings', { value: undefined });
     expect(refusal(() => defineAgent({ agent })).message).toContain('pass the settings object you built it from');
+  });
+});
+
+describe("the README's Agent settings table", () => {
+  it('names every setting defineAgent runs or refuses', () => {
+    expect(everySettingClassified).toBe(true);
+    const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+    const section = readme.slice(readme.indexOf('## Agent settings'), readme.indexOf('## Reconciliation strategies'));
+    const rows = section.split('\n').filter((line) => line.startsWith('| `') || line.startsWith('| callbacks'));
+    const named = new Set(
+      rows.flatMap((row) => [...(row.split(' | ')[0] ?? '').matchAll(/`(\w+)`/g)].map((m) => m[1])),
+    );
+    const known = [
+      ...PASSED_SETTINGS,
+      ...LOOP_SETTINGS,
+      ...OWN_FIELDS.filter((f) => f !== 'id' && f !== 'experimental_telemetry'),
+      ...Object.keys(REFUSED_SETTINGS),
+      ...CALLBACK_SETTINGS.filter(
+        (c) => !c.startsWith('experimental_') && !/^on(LanguageModelCall|ToolExecution)End$/.test(c),
+      ),
+    ].filter((setting) => setting !== 'experimental_repairToolCall');
+    expect(known.filter((setting) => !named.has(setting))).toEqual([]);
   });
 });
 
