@@ -75,6 +75,8 @@ export const FAILURE_CATALOGUE = {
   ConversationEntryMissingError: { retried: false, then: 'run' },
   /** The model provider refused the step for good: no or a refused API key (401, 403), no such model (404), an invalid request or prompt. */
   ModelCallRejectedError: { retried: false, then: 'run' },
+  /** An agent setting a durable run cannot honour, from `prepareStep` (a model step cannot apply its `toolsContext`, say). */
+  UnsupportedAgentSettingError: { retried: false, then: 'run' },
 
   // Retried by the activity's retry policy; after the last attempt the model is told.
   /** Another attempt holds a live claim on the key. */

@@ -14,6 +14,7 @@ import {
 } from '../../common/failure-policy.js';
 import * as errors from '../../src/errors/errors.js';
 import { ModelCallFailedError, ModelCallRejectedError } from '../../activities/model-call-error.js';
+import { UnsupportedAgentSettingError } from '../../src/errors/unsupported-agent-setting-error.js';
 import { ApprovalNotPendingError, ApprovalSecretMissingError } from '../../worker/approvals-client.js';
 import { EffectStoreUnavailableError } from '../../worker/effect-store-check.js';
 import { WorkerHealthError } from '../../worker/worker-health.js';
@@ -59,6 +60,7 @@ const EXAMPLES: Record<string, () => Error & { readonly retryable: boolean }> = 
   OffloadedPayloadMissingError: () => new errors.OffloadedPayloadMissingError('payload-key'),
   ApprovalSecretMissingError: () => new ApprovalSecretMissingError('no secret'),
   ModelCallRejectedError: () => new ModelCallRejectedError('refused', 401),
+  UnsupportedAgentSettingError: () => new UnsupportedAgentSettingError('prepareStep.toolsContext', 'not here'),
   ModelCallFailedError: () => new ModelCallFailedError('rate limited', 429, 1000),
 };
 
