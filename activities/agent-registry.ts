@@ -5,6 +5,7 @@ import type { ToolContext } from '../src/context/tool-context.js';
 import { assertNoStrayHooks } from '../src/effects/define-effect-tool.js';
 import { ToolNotAllowedError, UnknownAgentError, UnknownToolError } from '../src/errors/errors.js';
 import { activityToolContext } from './activity-context.js';
+import { withAgentToolApproval } from './agent-tool-approval.js';
 import { assertApproved } from './approval-check.js';
 import { callOptionsFor } from './call-conversation.js';
 import { ConversationLog } from '../src/conversation/conversation-log.js';
@@ -68,7 +69,8 @@ export class AgentRegistry {
       for (const [toolName, tool] of Object.entries(registration.agent.tools ?? {})) {
         assertNoStrayHooks(toolName, tool, `worker: agent "${name}"`);
       }
-      this.byName.set(name, registration);
+      // The agent's own toolApproval (its AI SDK setting) applies where the registration sets none.
+      this.byName.set(name, withAgentToolApproval(registration));
     }
   }
 

@@ -13,7 +13,8 @@ import { stopConditionMet } from './stop-conditions.js';
 import { stepHistory } from './step-history.js';
 
 /** Settings of the agent the model step does not hand the model call: the step handles them itself. */
-const HANDLED_BY_THE_STEP = new Set<string>(['maxRetries']);
+// toolApproval: the workflow asks for approvals (the registration carries it, see agent-tool-approval.ts).
+const HANDLED_BY_THE_STEP = new Set<string>(['maxRetries', 'toolApproval']);
 
 /** What one model step applies of its agent's settings. */
 export interface StepSettings {

@@ -20,8 +20,8 @@ export type AgentRuntimeContext = NonNullable<ToolLoopAgentSettings['runtimeCont
  *   `experimental_refineToolInput`, `experimental_download`, `include`, `runtimeContext`:
  *   passed to every model call as they are.
  * - `timeout`: only `stepMs`, `firstChunkMs`, `chunkMs` (per model call); `maxRetries`: only 0.
- * - `toolApproval`: set it on the worker's registration (`{ agent, toolApproval }`), where the
- *   workflow's approvals are configured.
+ * - `toolApproval`: decides which calls wait for an approval (planned in the model step, checked
+ *   again in the tool's activity), where the worker's registration sets no `toolApproval` of its own.
  */
 export type AgentSettings<
   TOOLS extends ToolSet = ToolSet,
@@ -58,6 +58,7 @@ export const PASSED_SETTINGS = [
   'runtimeContext',
   'timeout',
   'maxRetries',
+  'toolApproval',
 ] as const;
 type PassedSetting = (typeof PASSED_SETTINGS)[number];
 
@@ -88,8 +89,6 @@ export const REFUSED_SETTINGS = {
   callOptionsSchema: "a run has no call options; pass per-run data as the run's state (tools read it as ctx.state).",
   prepareCall: 'a run has no call options; compute per-step settings in prepareStep.',
   _internal: 'an AI SDK test hook; a durable run takes ids from Temporal.',
-  toolApproval:
-    "set it on the worker's registration instead ({ agent, toolApproval } in createAgentWorker's agents), where the run's approvals (waiting, signing, timeouts) are configured.",
 } as const satisfies Readonly<Record<string, string>>;
 
 /** Callbacks: in a durable run they would run again on every activity retry (and not once per run). */

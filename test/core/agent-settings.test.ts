@@ -65,7 +65,6 @@ describe('defineAgent with AI SDK 7 agent settings', () => {
     ['toolsContext', { toolsContext: {} }, "the run's ToolContext"],
     ['toolCallConcurrency', { toolCallConcurrency: 1 }, 'all at once'],
     ['prepareCall', { prepareCall: () => ({}) }, 'no call options'],
-    ['toolApproval', { toolApproval: { note: 'user-approval' } }, "worker's registration"],
     ['stopWhen', { stopWhen: [isStepCount(2), 3] }, 'stop condition 1 is a number'],
     ['temprature', { temprature: 0 }, 'a typo?'],
   ])('refuses %s with UnsupportedAgentSettingError naming it', (setting, extra, why) => {

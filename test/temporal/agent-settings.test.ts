@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { defineAgent, MemoryEffectStore, type Agent } from '../../src/index.js';
 import { scriptedModel, type ScriptEntry } from '../../demo/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
-import { createAgentWorker, startAgentRun, type AgentRunOutput } from '../../worker/index.js';
+import { createAgentWorker, startAgentRun, type AgentRegistration, type AgentRunOutput } from '../../worker/index.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';
 
 let env: TestWorkflowEnvironment;
@@ -48,12 +48,16 @@ function recordingModel(script: readonly ScriptEntry[], modelId = 'scripted') {
 }
 
 /** Runs `agent` on a fresh task queue (and workflow id) and returns the run's output. */
-async function run(agent: Agent, prompt = 'Go.'): Promise<AgentRunOutput> {
+async function run(
+  agent: Agent,
+  prompt = 'Go.',
+  registration: Omit<AgentRegistration, 'agent'> = {},
+): Promise<AgentRunOutput> {
   const taskQueue = `q-${randomUUID()}`;
   const worker = await createAgentWorker({
     connection: env.nativeConnection,
     taskQueue,
-    agents: [agent],
+    agents: [{ agent, ...registration }],
     store: new MemoryEffectStore(),
     workerOptions: { workflowBundle: bundle },
   });
@@ -259,6 +263,64 @@ describe('agent settings on Temporal', () => {
     expect(durable.calls.map((c) => [c.temperature, toolNamesOf(c), systemOf(c), c.responseFormat?.type])).toEqual(
       local.calls.map((c) => [c.temperature, toolNamesOf(c), systemOf(c), c.responseFormat?.type]),
     );
+  });
+
+  it('toolApproval: a denied rule refuses the call without running it; a function sees the runtime context', async () => {
+    let ran = 0;
+    const counted = {
+      ...tools,
+      search: tool({
+        description: 'Searches.',
+        inputSchema: z.object({ q: z.string() }),
+        execute: () => {
+          ran++;
+          return 'found';
+        },
+      }),
+    };
+    const seenContext: unknown[] = [];
+    const { model } = recordingModel([
+      { toolCalls: [{ toolName: 'search', input: { q: 'secret' } }] },
+      { toolCalls: [{ toolName: 'note', input: { text: 'n' } }] },
+      { text: 'Gave up.' },
+    ]);
+    const agent = defineAgent({
+      name: `approval-${randomUUID().slice(0, 8)}`,
+      model,
+      tools: counted,
+      runtimeContext: { strict: true },
+      toolApproval: ({ toolCall, runtimeContext }) => {
+        seenContext.push(runtimeContext);
+        return toolCall.toolName === 'search' && (runtimeContext as { strict?: boolean }).strict === true
+          ? { type: 'denied', reason: 'no searching in strict mode' }
+          : 'not-applicable';
+      },
+    });
+    const result = await run(agent);
+    expect(ran).toBe(0);
+    expect(result.text).toBe('Gave up.');
+    expect(result.approvals).toEqual([
+      expect.objectContaining({
+        toolName: 'search',
+        approved: false,
+        decidedBy: 'policy',
+        reason: 'no searching in strict mode',
+      }),
+    ]);
+    expect(seenContext[0]).toEqual({ strict: true });
+
+    // The per-tool form, and the worker's registration winning over the agent's setting.
+    const ruled = defineAgent({
+      name: `ruled-${randomUUID().slice(0, 8)}`,
+      model: recordingModel([{ toolCalls: [{ toolName: 'search', input: { q: 'x' } }] }, { text: 'No.' }]).model,
+      tools: counted,
+      toolApproval: { search: 'denied' },
+    });
+    expect((await run(ruled)).approvals).toEqual([expect.objectContaining({ toolName: 'search', approved: false })]);
+    expect(ran).toBe(0);
+    const overridden = await run(ruled, 'Go.', { toolApproval: { search: 'not-applicable' } });
+    expect(overridden.approvals).toEqual([]);
+    expect(ran).toBe(1);
   });
 
   it('a prepareStep that returns toolsContext fails the run with UnsupportedAgentSettingError, not retried', async () => {
