@@ -118,7 +118,7 @@ export function storeStorageDriver(store: ConversationStore): TemporalStorageDri
   const { StorageDriverClaim } = temporalCommon as unknown as {
     StorageDriverClaim: new (data: Record<string, string>) => temporalCommon.StorageDriverClaim;
   };
-  const driver: temporalCommon.StorageDriver = {
+  return {
     name: 'chamvi-store',
     type: 'chamvi.store',
     async store(_context, payloads) {
@@ -142,7 +142,6 @@ export function storeStorageDriver(store: ConversationStore): TemporalStorageDri
       );
     },
   };
-  return driver as TemporalStorageDriver;
 }
 
 /**
@@ -156,8 +155,7 @@ export function chamviExternalStorage(
 ): TemporalExternalStorage | undefined {
   if (!externalStorageAvailable()) return undefined;
   const threshold = options.thresholdBytes ?? DEFAULT_OFFLOAD_THRESHOLD_BYTES;
-  const drivers = [storeStorageDriver(store) as temporalCommon.StorageDriver];
-  return new temporalCommon.ExternalStorage({ drivers, payloadSizeThreshold: threshold }) as TemporalExternalStorage;
+  return new temporalCommon.ExternalStorage({ drivers: [storeStorageDriver(store)], payloadSizeThreshold: threshold });
 }
 
 /**
