@@ -6,7 +6,16 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundle } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import type { LanguageModelV4, LanguageModelV4CallOptions } from '@ai-sdk/provider';
-import { hasToolCall, isStepCount, Output, tool, ToolLoopAgent, type StepResult, type ToolSet } from 'ai';
+import {
+  hasToolCall,
+  isStepCount,
+  Output,
+  tool,
+  ToolLoopAgent,
+  type StepResult,
+  type Telemetry,
+  type ToolSet,
+} from 'ai';
 import { z } from 'zod';
 import { defineAgent, MemoryEffectStore, type Agent } from '../../src/index.js';
 import { scriptedModel, type ScriptEntry } from '../../demo/scripted-model.js';
@@ -263,6 +272,26 @@ describe('agent settings on Temporal', () => {
     expect(durable.calls.map((c) => [c.temperature, toolNamesOf(c), systemOf(c), c.responseFormat?.type])).toEqual(
       local.calls.map((c) => [c.temperature, toolNamesOf(c), systemOf(c), c.responseFormat?.type]),
     );
+  });
+
+  it('a ToolLoopAgent’s experimental_telemetry reaches every model call (functionId, integrations)', async () => {
+    const seen: Array<string | undefined> = [];
+    const integration: Telemetry = {
+      onLanguageModelCallStart: (event) => {
+        seen.push(event.functionId);
+      },
+    };
+    const { model } = recordingModel([{ toolCalls: [{ toolName: 'note', input: { text: 't' } }] }, { text: 'Seen.' }]);
+    const agent = defineAgent({
+      name: `telemetry-${randomUUID().slice(0, 8)}`,
+      agent: new ToolLoopAgent({
+        model,
+        tools,
+        experimental_telemetry: { functionId: 'triage', integrations: [integration] },
+      }),
+    });
+    expect((await run(agent)).text).toBe('Seen.');
+    expect(seen).toEqual(['triage', 'triage']);
   });
 
   it('toolApproval: a denied rule refuses the call without running it; a function sees the runtime context', async () => {
