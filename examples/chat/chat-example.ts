@@ -14,7 +14,10 @@ import { WorkerSupervisor } from './worker-supervisor.js';
 
 /** What {@link startChatExample} takes; every field has an embedded default. */
 export interface ChatExampleOptions {
-  /** Folder of the SQLite store, the Temporal dev server's data and the logs. Default `.chamvi`. */
+  /**
+   * Folder of the SQLite store, the Temporal dev server's data and the logs. Default `.chamvi/chat`
+   * (apart from `npm start`'s `.chamvi/temporal.db`, so both can run at once).
+   */
   readonly stateDir?: string;
   /**
    * A Temporal server to use instead of starting a dev server; `null` always starts one. Default
@@ -50,7 +53,7 @@ const QUIET = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() 
  * process kept alive by a {@link WorkerSupervisor}, and the chat page's server.
  */
 export async function startChatExample(options: ChatExampleOptions = {}): Promise<ChatExample> {
-  const stateDir = options.stateDir ?? '.chamvi';
+  const stateDir = options.stateDir ?? join('.chamvi', 'chat');
   const say = options.onProgress ?? (() => undefined);
   mkdirSync(stateDir, { recursive: true });
   const stops: Array<() => Promise<void>> = [];

@@ -13,7 +13,7 @@ const example = await startChatExample({ onProgress: say, port });
 stopChildrenOnExit(() => void example.stop());
 say(`Temporal: ${example.temporal.address}${example.temporal.uiUrl ? `; web UI ${example.temporal.uiUrl}` : ''}`);
 say(`Issue tracker: ${example.github.url} (acme/widgets #1 is open)`);
-say(`Worker: pid ${example.worker.pid() ?? '?'} (restarted when it dies; logs in .chamvi/chat-worker-<n>.log)`);
+say(`Worker: pid ${example.worker.pid() ?? '?'} (restarted when it dies; logs in .chamvi/chat/worker-<n>.log)`);
 say(`Effect store: ${example.store}`);
 process.stdout.write(
   `\nChat page: ${example.url}\n\nAsk it to answer issue #1, approve the comment, kill the worker mid-reply.\n`,

@@ -16,7 +16,7 @@ export interface ChatWorkerConfig {
   readonly workflowBundle?: string;
   /** Milliseconds per streamed word of the scripted model. */
   readonly tokenMs?: number;
-  /** Folder of the logs (chat-worker-<n>.log). */
+  /** Folder of the logs (worker-<n>.log). */
   readonly logDir: string;
 }
 
@@ -81,7 +81,7 @@ export class WorkerSupervisor {
     };
     const loader = process.execArgv.some((a) => a.includes('tsx')) ? process.execArgv : ['--import', 'tsx'];
     const child = startChild(process.execPath, [...loader, script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const log = createWriteStream(join(config.logDir, `chat-worker-${n}.log`));
+    const log = createWriteStream(join(config.logDir, `worker-${n}.log`));
     child.process.stdout?.pipe(log, { end: false });
     child.process.stderr?.pipe(log, { end: false });
     this.current = child;
