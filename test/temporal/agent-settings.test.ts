@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundle } from '@temporalio/worker';
+import proto from '@temporalio/proto';
 import { randomUUID } from 'node:crypto';
 import type { LanguageModelV4, LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import {
@@ -54,6 +55,40 @@ function recordingModel(script: readonly ScriptEntry[], modelId = 'scripted') {
     },
   };
   return { model, calls };
+}
+
+/**
+ * The bytes of every payload in a history (inputs, results, summaries): what the run's data adds,
+ * without the timestamps and size counters whose varints differ from run to run.
+ */
+function payloadBytesOf(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  if (value instanceof Uint8Array) return 0;
+  const record = value as Record<string, unknown>;
+  if (record['data'] instanceof Uint8Array && 'metadata' in record) return record['data'].length;
+  return Object.values(record).reduce<number>((sum, field) => sum + payloadBytesOf(field), 0);
+}
+
+/** Runs `agent` on a fresh task queue (and workflow id); its output and its history's size in bytes. */
+async function runMeasured(agent: Agent): Promise<{ output: AgentRunOutput; bytes: number; payloadBytes: number }> {
+  const taskQueue = `q-${randomUUID()}`;
+  const worker = await createAgentWorker({
+    connection: env.nativeConnection,
+    taskQueue,
+    agents: [agent],
+    store: new MemoryEffectStore(),
+    workerOptions: { workflowBundle: bundle },
+  });
+  return worker.runUntil(async () => {
+    const handle = await startAgentRun(env.client, { agent: agent.name, prompt: 'Go.', taskQueue });
+    const output = await handle.result();
+    const history = await handle.fetchHistory();
+    return {
+      output,
+      bytes: proto.temporal.api.history.v1.History.encode(history).finish().length,
+      payloadBytes: payloadBytesOf(history),
+    };
+  });
 }
 
 /** Runs `agent` on a fresh task queue (and workflow id) and returns the run's output. */
@@ -350,6 +385,34 @@ describe('agent settings on Temporal', () => {
     const overridden = await run(ruled, 'Go.', { toolApproval: { search: 'not-applicable' } });
     expect(overridden.approvals).toEqual([]);
     expect(ran).toBe(1);
+  });
+
+  it('settings add no bytes to the history per step: the same run with and without them is the same size', async () => {
+    const script: ScriptEntry[] = [
+      ...[0, 1, 2, 3, 4].map((i) => ({ toolCalls: [{ toolName: 'note', input: { text: `n${i}` } }] })),
+      { text: 'Done.' },
+    ];
+    const id = randomUUID().slice(0, 8);
+    const plain = await runMeasured(defineAgent({ name: `plain-${id}`, model: recordingModel(script).model, tools }));
+    const settled = await runMeasured(
+      defineAgent({
+        name: `setts-${id}`,
+        model: recordingModel(script).model,
+        tools,
+        maxSteps: 20,
+        temperature: 0.2,
+        seed: 1,
+        providerOptions: { scripted: { a: 'b' } },
+        activeTools: ['note', 'finish'],
+        stopWhen: [hasToolCall('finish'), ({ steps }) => steps.length > 10],
+        prepareStep: ({ stepNumber }) => ({ instructions: `Step ${stepNumber}.` }),
+      }),
+    );
+    expect(settled.output.steps).toHaveLength(6);
+    expect(plain.output.steps).toHaveLength(6);
+    // Payload for payload the same; the whole history within the few bytes its varints vary by.
+    expect(settled.payloadBytes).toBe(plain.payloadBytes);
+    expect(Math.abs(settled.bytes - plain.bytes)).toBeLessThan(plain.bytes * 0.01);
   });
 
   it('a prepareStep that returns toolsContext fails the run with UnsupportedAgentSettingError, not retried', async () => {
