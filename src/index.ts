@@ -110,7 +110,7 @@ export {
   type AgentDefinition,
   type ToolLoopAgentDefinition,
 } from './agent/define-agent.js';
-export type { AgentSettings, AgentOutput, AgentRuntimeContext } from './agent/agent-settings.js';
+export type { AgentSettings, AgentSettingName, AgentOutput, AgentRuntimeContext } from './agent/agent-settings.js';
 export type { ToolLoopAgentSource } from './agent/tool-loop-agent-source.js';
 export { UnsupportedAgentSettingError } from './errors/unsupported-agent-setting-error.js';
 export { wrapToolsForRun, type AllowTool, type WrapOptions } from './agent/wrap-tools-for-run.js';

@@ -27,7 +27,37 @@ export type AgentSettings<
   TOOLS extends ToolSet = ToolSet,
   RUNTIME_CONTEXT extends AgentRuntimeContext = AgentRuntimeContext,
   OUTPUT extends AgentOutput = AgentOutput,
-> = Pick<ToolLoopAgentSettings<never, TOOLS, RUNTIME_CONTEXT, OUTPUT>, PassedSetting | LoopSetting>;
+> = Pick<ToolLoopAgentSettings<never, TOOLS, RUNTIME_CONTEXT, OUTPUT>, AgentSettingName>;
+
+/** The names of the {@link AgentSettings}: the `ToolLoopAgentSettings` an agent keeps and the model step applies. */
+export type AgentSettingName =
+  | 'toolChoice'
+  | 'activeTools'
+  | 'toolOrder'
+  | 'output'
+  | 'providerOptions'
+  | 'maxOutputTokens'
+  | 'temperature'
+  | 'topP'
+  | 'topK'
+  | 'presencePenalty'
+  | 'frequencyPenalty'
+  | 'stopSequences'
+  | 'seed'
+  | 'reasoning'
+  | 'headers'
+  | 'allowSystemInMessages'
+  | 'repairToolCall'
+  | 'experimental_repairToolCall'
+  | 'experimental_refineToolInput'
+  | 'experimental_download'
+  | 'include'
+  | 'runtimeContext'
+  | 'timeout'
+  | 'maxRetries'
+  | 'toolApproval'
+  | 'stopWhen'
+  | 'prepareStep';
 
 /** A structured output specification (`Output.object(...)`, `Output.array(...)`, ...). */
 export type AgentOutput = OutputInterface;
@@ -59,12 +89,10 @@ export const PASSED_SETTINGS = [
   'timeout',
   'maxRetries',
   'toolApproval',
-] as const;
-type PassedSetting = (typeof PASSED_SETTINGS)[number];
+] as const satisfies readonly AgentSettingName[];
 
 /** Settings that steer the loop: functions, run in the model-step activity (workflow code cannot import them). */
-export const LOOP_SETTINGS = ['stopWhen', 'prepareStep'] as const;
-type LoopSetting = (typeof LOOP_SETTINGS)[number];
+export const LOOP_SETTINGS = ['stopWhen', 'prepareStep'] as const satisfies readonly AgentSettingName[];
 
 /** The fields `defineAgent` reads itself. */
 export const OWN_FIELDS = [

@@ -59,6 +59,7 @@ export interface ToolLoopAgentDefinition<
 > {
   /** Default: the agent's `id`. */
   readonly name?: string;
+  /** The `ToolLoopAgent`, or its settings object; its settings are checked as {@link AgentDefinition}'s. */
   readonly agent: ToolLoopAgentSource<TOOLS, RUNTIME_CONTEXT, OUTPUT>;
   /** As {@link AgentDefinition.maxSteps}. */
   readonly maxSteps?: number;
@@ -66,9 +67,13 @@ export interface ToolLoopAgentDefinition<
 
 /** An agent: a name, a model, instructions, tools and settings, ready for `runAgent` or a Temporal worker. */
 export interface Agent<TOOLS extends ToolSet = ToolSet> {
+  /** The name workers register it by and runs start it by. */
   readonly name: string;
+  /** Its language model (a step's `prepareStep` may pick another). */
   readonly model: LanguageModel;
+  /** Its system instructions, sent with every model step. */
   readonly instructions: Instructions | undefined;
+  /** Its tools (frozen); effect tools among them run the effect protocol. */
   readonly tools: TOOLS;
   /** The step bound: `Infinity` when there is none (`stopWhen` set without `maxSteps`). */
   readonly maxSteps: number;

@@ -5,7 +5,13 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { hasToolCall, isStepCount, Output, tool, ToolLoopAgent, type ToolLoopAgentSettings } from 'ai';
 import { z } from 'zod';
-import { defineAgent, MemoryEffectStore, runAgent, UnsupportedAgentSettingError } from '../../src/index.js';
+import {
+  defineAgent,
+  MemoryEffectStore,
+  runAgent,
+  UnsupportedAgentSettingError,
+  type AgentSettingName,
+} from '../../src/index.js';
 import { scriptedModel } from '../../demo/scripted-model.js';
 import { stepHistory } from '../../activities/step-history.js';
 import { stopConditionMet } from '../../activities/stop-conditions.js';
@@ -26,6 +32,12 @@ type Classified =
   | (typeof OWN_FIELDS)[number]
   | (typeof CALLBACK_SETTINGS)[number]
   | keyof typeof REFUSED_SETTINGS;
+/** Compiles only while every AgentSettingName is run or steered. */
+const everyNameClassified: [
+  Exclude<AgentSettingName, (typeof PASSED_SETTINGS)[number] | (typeof LOOP_SETTINGS)[number]>,
+] extends [never]
+  ? true
+  : false = true;
 /** Compiles only while every ToolLoopAgentSettings key of the installed `ai` is classified (a new SDK setting must be). */
 const everySettingClassified: [Exclude<keyof ToolLoopAgentSettings, Classified>] extends [never] ? true : false = true;
 
@@ -113,7 +125,7 @@ describe('defineAgent with AI SDK 7 agent settings', () => {
 
 describe("the README's Agent settings table", () => {
   it('names every setting defineAgent runs or refuses', () => {
-    expect(everySettingClassified).toBe(true);
+    expect([everySettingClassified, everyNameClassified]).toEqual([true, true]);
     const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
     const section = readme.slice(readme.indexOf('## Agent settings'), readme.indexOf('## Reconciliation strategies'));
     const rows = section.split('\n').filter((line) => line.startsWith('| `') || line.startsWith('| callbacks'));
