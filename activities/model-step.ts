@@ -19,7 +19,9 @@ import { resolveStepSettings } from './step-settings.js';
 import { stepLimit, stoppedStep } from './stopped-step.js';
 
 /**
- * The model-step activity: exactly one model call. The agent's tools are offered without their
+ * The model-step activity: exactly one model call, with the agent's AI SDK settings for the step
+ * (`step-settings.ts`), or none when one of its stop conditions is met by the steps so far (the
+ * run then ends; `stopped` in the result). The agent's tools are offered without their
  * `execute`, so the AI SDK returns the step's tool calls instead of running them; invalid calls
  * (unknown tool, input failing the schema) come back as tool errors for the model, never retried.
  * For each valid call it plans the activity that will run it, with the effect key computed once
