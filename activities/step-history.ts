@@ -34,9 +34,15 @@ const NO_USAGE: LanguageModelUsage = {
  * `text`, `reasoningText`, `toolCalls`, `toolResults` (and their static/dynamic lists), the
  * results' `output` as the model saw it (the tool's JSON result, or its `toModelOutput`),
  * `finishReason` (`tool-calls` for a step that called tools, else `stop`) and `response.messages`.
- * Not kept: usage (token counts are `undefined`), warnings, request and provider metadata.
+ * Not kept: usage (token counts are `undefined`; reading it calls `onUsageRead`), warnings, request
+ * and provider metadata.
  */
-export function stepHistory(messages: readonly JsonMessage[], stepCount: number): StepHistory {
+export function stepHistory(
+  messages: readonly JsonMessage[],
+  stepCount: number,
+  /** Called when a condition or `prepareStep` reads a rebuilt step's `usage`, which is not kept. */
+  onUsageRead: () => void = () => undefined,
+): StepHistory {
   const starts: number[] = [];
   messages.forEach((message, index) => {
     if (message.role === 'assistant') starts.push(index);
@@ -45,7 +51,7 @@ export function stepHistory(messages: readonly JsonMessage[], stepCount: number)
   const begin = first ?? messages.length;
   const ours = starts.filter((index) => index >= begin);
   const steps = ours.map((start, stepNumber) =>
-    rebuiltStep(messages.slice(start, ours[stepNumber + 1] ?? messages.length), stepNumber),
+    rebuiltStep(messages.slice(start, ours[stepNumber + 1] ?? messages.length), stepNumber, onUsageRead),
   );
   return {
     steps,
@@ -54,7 +60,11 @@ export function stepHistory(messages: readonly JsonMessage[], stepCount: number)
   };
 }
 
-function rebuiltStep(messages: readonly JsonMessage[], stepNumber: number): StepResult<ToolSet> {
+function rebuiltStep(
+  messages: readonly JsonMessage[],
+  stepNumber: number,
+  onUsageRead: () => void,
+): StepResult<ToolSet> {
   const content: Part[] = [];
   const inputs = new Map<string, unknown>();
   for (const message of messages) {
@@ -94,7 +104,11 @@ function rebuiltStep(messages: readonly JsonMessage[], stepNumber: number): Step
     dynamicToolResults: [],
     finishReason: toolCalls.length > 0 ? 'tool-calls' : 'stop',
     rawFinishReason: undefined,
-    usage: NO_USAGE,
+    // A getter, so that reading what is not kept is said (a token budget would never stop the run).
+    get usage() {
+      onUsageRead();
+      return NO_USAGE;
+    },
     performance: {},
     warnings: undefined,
     request: {},

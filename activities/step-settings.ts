@@ -5,6 +5,7 @@ import {
   type PrepareStepResult,
   type ToolSet,
 } from 'ai';
+import { Context } from '@temporalio/activity';
 import type { Agent } from '../src/agent/define-agent.js';
 import { PASSED_SETTINGS } from '../src/agent/agent-settings.js';
 import { UnsupportedAgentSettingError } from '../src/errors/unsupported-agent-setting-error.js';
@@ -52,7 +53,7 @@ export async function resolveStepSettings(
 ): Promise<StepSettings> {
   const settings = (agent.settings ?? {}) as Readonly<Record<string, unknown>>;
   let history: ReturnType<typeof stepHistory> | undefined;
-  const historyOf = () => (history ??= stepHistory(messages, input.step));
+  const historyOf = () => (history ??= stepHistory(messages, input.step, usageNotKept(agent.name)));
   if (input.step > 0 && (await stopConditionMet(agent.settings?.stopWhen, historyOf().steps))) {
     return { stop: true, call: { model: agent.model }, model: () => agent.model, output: () => Promise.resolve({}) };
   }
@@ -119,4 +120,19 @@ function checkPrepared(agent: string, result: PrepareStepResult<ToolSet>): void 
       );
     }
   }
+}
+
+/** Warns (once per model step) that the steps' usage is not kept: a condition on token counts sees `undefined`. */
+function usageNotKept(agent: string): () => void {
+  let warned = false;
+  return () => {
+    if (warned) return;
+    warned = true;
+    const message = `Agent "${agent}": a stop condition or prepareStep read a step's usage, which a durable run does not keep (its token counts are undefined); count tokens with telemetry instead.`;
+    try {
+      Context.current().log.warn(message);
+    } catch {
+      // Outside an activity (a unit test): nothing to log to.
+    }
+  };
 }

@@ -188,6 +188,11 @@ describe('the steps a stop condition and prepareStep see, rebuilt from the conve
     expect(steps[0]!.content.find((p) => p.type === 'tool-error')).toMatchObject({ toolName: 'fail', error: 'down' });
     expect(steps[1]!.toolResults.map((r): unknown => r.output)).toEqual(['ok']);
     expect(stepHistory(messages, 0).steps).toEqual([]);
+    // Usage is not kept, and reading it is said (the model step logs a warning).
+    let reads = 0;
+    const counted = stepHistory(messages, 2, () => reads++);
+    expect(counted.steps[0]!.usage.totalTokens).toBeUndefined();
+    expect(reads).toBe(1);
   });
 
   it("evaluates the SDK's stop conditions on them as the SDK does", async () => {
