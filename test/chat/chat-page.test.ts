@@ -48,6 +48,13 @@ async function waitForText(page: Page, has: string, lacks?: string, timeout = 30
   return assistantText(page);
 }
 
+/** `promise`, or a failure saying `what` after `ms`. */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(what)), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 async function sendMessage(page: Page, message: string): Promise<void> {
   await page.goto(example.url);
   await page.fill('#message', message);
@@ -86,7 +93,7 @@ describe('the chat page (examples/chat) in headless Chromium', () => {
     // The page re-attaches to the run from its URL and replays it from the durable state.
     await page.reload();
     expect(new URL(page.url()).searchParams.get('run')).toBe(workflowId);
-    await next;
+    await within(next, 60_000, 'no new worker polled within 60 s of the kill');
     await page.locator('#run-status[data-status="completed"]').waitFor({ timeout: 60_000 });
     const final = await waitForText(page, 'finish the run.');
     expect(occurrences(final, 'Let me answer issue #1.')).toBe(1);
