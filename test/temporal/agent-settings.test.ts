@@ -177,6 +177,68 @@ describe('agent settings on Temporal', () => {
     }
   });
 
+  it('toolOrder, reasoning, repairToolCall, experimental_refineToolInput and allowSystemInMessages act in the model step', async () => {
+    const ran: unknown[] = [];
+    const recordedTools = {
+      ...tools,
+      note: tool({
+        description: 'Notes something.',
+        inputSchema: z.object({ text: z.string() }),
+        execute: (input) => {
+          ran.push(input);
+          return 'noted';
+        },
+      }),
+    };
+    const { model, calls } = recordingModel([
+      // Input failing the schema: repairToolCall fixes it in the model step.
+      { toolCalls: [{ toolName: 'note', input: { txt: 'typo' } }] },
+      { toolCalls: [{ toolName: 'note', input: { text: 'raw' } }] },
+      { text: 'Done.' },
+    ]);
+    const agent = defineAgent({
+      name: `passed-${randomUUID().slice(0, 8)}`,
+      model,
+      tools: recordedTools,
+      toolOrder: ['search', 'note'],
+      reasoning: 'low',
+      allowSystemInMessages: true,
+      repairToolCall: ({ toolCall }) =>
+        Promise.resolve(
+          toolCall.input.includes('txt') ? { ...toolCall, input: JSON.stringify({ text: 'repaired' }) } : null,
+        ),
+      experimental_refineToolInput: { note: ({ text }) => ({ text: `${text}!` }) },
+    });
+    const taskQueue = `q-${randomUUID()}`;
+    const worker = await createAgentWorker({
+      connection: env.nativeConnection,
+      taskQueue,
+      agents: [agent],
+      store: new MemoryEffectStore(),
+      workerOptions: { workflowBundle: bundle },
+    });
+    const result = await worker.runUntil(async () => {
+      const handle = await startAgentRun(env.client, {
+        agent: agent.name,
+        // A system message in the run's messages: only allowed with allowSystemInMessages.
+        messages: [
+          { role: 'system', content: 'From the messages.' },
+          { role: 'user', content: 'Go.' },
+        ],
+        taskQueue,
+      });
+      return handle.result();
+    });
+    expect(result.text).toBe('Done.');
+    // The workflow ran the repaired, then the refined inputs.
+    expect(ran).toEqual([{ text: 'repaired!' }, { text: 'raw!' }]);
+    for (const call of calls) {
+      expect((call.tools ?? []).slice(0, 2).map((t) => t.name)).toEqual(['search', 'note']);
+      expect(call.reasoning).toBe('low');
+      expect(systemOf(call)).toBe('From the messages.');
+    }
+  });
+
   it('prepareStep switches the model and the instructions per step, and sees the run’s steps so far', async () => {
     const first = recordingModel([{ toolCalls: [{ toolName: 'note', input: { text: 'x' } }] }], 'first');
     const second = recordingModel([{ text: 'unused' }, { text: 'Second model answered.' }], 'second');
