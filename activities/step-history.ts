@@ -40,9 +40,14 @@ const NO_USAGE: LanguageModelUsage = {
 export function stepHistory(
   messages: readonly JsonMessage[],
   stepCount: number,
-  /** Called when a condition or `prepareStep` reads a rebuilt step's `usage`, which is not kept. */
-  onUsageRead: () => void = () => undefined,
+  options: {
+    /** Called when a condition or `prepareStep` reads a rebuilt step's `usage`, which is not kept. */
+    readonly onUsageRead?: () => void;
+    /** The agent's `runtimeContext`, as every step of the run had it. */
+    readonly runtimeContext?: unknown;
+  } = {},
 ): StepHistory {
+  const { onUsageRead = () => undefined, runtimeContext = {} } = options;
   const starts: number[] = [];
   messages.forEach((message, index) => {
     if (message.role === 'assistant') starts.push(index);
@@ -51,7 +56,12 @@ export function stepHistory(
   const begin = first ?? messages.length;
   const ours = starts.filter((index) => index >= begin);
   const steps = ours.map((start, stepNumber) =>
-    rebuiltStep(messages.slice(start, ours[stepNumber + 1] ?? messages.length), stepNumber, onUsageRead),
+    rebuiltStep(
+      messages.slice(start, ours[stepNumber + 1] ?? messages.length),
+      stepNumber,
+      onUsageRead,
+      runtimeContext,
+    ),
   );
   return {
     steps,
@@ -64,6 +74,7 @@ function rebuiltStep(
   messages: readonly JsonMessage[],
   stepNumber: number,
   onUsageRead: () => void,
+  runtimeContext: unknown,
 ): StepResult<ToolSet> {
   const content: Part[] = [];
   const inputs = new Map<string, unknown>();
@@ -89,7 +100,7 @@ function rebuiltStep(
     stepNumber,
     model: { provider: '', modelId: '' },
     toolsContext: {},
-    runtimeContext: {},
+    runtimeContext,
     content,
     text,
     reasoning,

@@ -53,7 +53,11 @@ export async function resolveStepSettings(
 ): Promise<StepSettings> {
   const settings = (agent.settings ?? {}) as Readonly<Record<string, unknown>>;
   let history: ReturnType<typeof stepHistory> | undefined;
-  const historyOf = () => (history ??= stepHistory(messages, input.step, usageNotKept(agent.name)));
+  const historyOf = () =>
+    (history ??= stepHistory(messages, input.step, {
+      onUsageRead: usageNotKept(agent.name),
+      runtimeContext: agent.settings?.runtimeContext ?? {},
+    }));
   if (input.step > 0 && (await stopConditionMet(agent.settings?.stopWhen, historyOf().steps))) {
     return { stop: true, call: { model: agent.model }, model: () => agent.model, output: () => Promise.resolve({}) };
   }

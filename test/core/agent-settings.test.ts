@@ -190,9 +190,10 @@ describe('the steps a stop condition and prepareStep see, rebuilt from the conve
     expect(stepHistory(messages, 0).steps).toEqual([]);
     // Usage is not kept, and reading it is said (the model step logs a warning).
     let reads = 0;
-    const counted = stepHistory(messages, 2, () => reads++);
+    const counted = stepHistory(messages, 2, { onUsageRead: () => reads++, runtimeContext: { tenant: 't' } });
     expect(counted.steps[0]!.usage.totalTokens).toBeUndefined();
     expect(reads).toBe(1);
+    expect(counted.steps[1]!.runtimeContext).toEqual({ tenant: 't' });
   });
 
   it("evaluates the SDK's stop conditions on them as the SDK does", async () => {
