@@ -7,7 +7,7 @@ import {
 } from 'ai';
 import { Context } from '@temporalio/activity';
 import type { Agent } from '../src/agent/define-agent.js';
-import { PASSED_SETTINGS } from '../src/agent/agent-settings.js';
+import { PASSED_SETTINGS } from '../src/agent/agent-setting-names.js';
 import { UnsupportedAgentSettingError } from '../src/errors/unsupported-agent-setting-error.js';
 import type { JsonMessage, ModelStepInput } from '../common/index.js';
 import { stopConditionMet } from './stop-conditions.js';

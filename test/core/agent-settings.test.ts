@@ -23,7 +23,7 @@ import {
   OWN_FIELDS,
   PASSED_SETTINGS,
   REFUSED_SETTINGS,
-} from '../../src/agent/agent-settings.js';
+} from '../../src/agent/agent-setting-names.js';
 
 /** Every setting defineAgent knows: run, steered, its own, refused (with why). */
 type Classified =
