@@ -1,4 +1,5 @@
 import type { RunStreamBatch, RunStreamStore } from './run-stream-store.js';
+import { linkedSignal } from './wait.js';
 
 /** What {@link readRunStream} takes. */
 export interface ReadRunStreamOptions {
@@ -43,7 +44,11 @@ export async function* readRunStream(options: ReadRunStreamOptions): AsyncGenera
       continue;
     }
     const every = options.checkEveryMs ?? 1000;
-    const idle = AbortSignal.timeout(every);
-    await store.waitForAppend(runId, cursor, signal === undefined ? idle : AbortSignal.any([signal, idle]));
+    const wake = linkedSignal([signal], every);
+    try {
+      await store.waitForAppend(runId, cursor, wake.signal);
+    } finally {
+      wake.dispose();
+    }
   }
 }

@@ -40,7 +40,8 @@ interface Statements {
 /**
  * A {@link RunStreamStore} in an SQLite file (it may be the effect store's file: the batches have
  * their own table). Writers append one row per batch; readers in any process of the machine poll
- * every `pollMs` while they wait.
+ * every `pollMs` while they wait, and readers sharing this object with the writer (one process)
+ * are woken by its appends at once.
  */
 export class SqliteRunStreamStore implements RunStreamStore {
   private db: DatabaseSync | undefined;
@@ -49,6 +50,8 @@ export class SqliteRunStreamStore implements RunStreamStore {
   private readonly pollMs: number;
   private readonly retentionMs: number;
   private lastPrune = 0;
+  /** Readers of this object waiting: an append through it wakes them at once (no poll in one process). */
+  private readonly local = new Set<() => void>();
 
   constructor(
     private readonly path: string,
@@ -73,6 +76,7 @@ export class SqliteRunStreamStore implements RunStreamStore {
       }),
     );
     if (Date.now() - this.lastPrune > STREAM_PRUNE_EVERY_MS) void this.prune().catch(() => undefined);
+    for (const wake of [...this.local]) wake();
     return Number((row as { seq: number | bigint }).seq);
   }
 
@@ -84,7 +88,10 @@ export class SqliteRunStreamStore implements RunStreamStore {
   async waitForAppend(runId: string, after: number, signal?: AbortSignal): Promise<void> {
     while (signal?.aborted !== true) {
       if ((await this.lastCursor(runId)) > after) return;
-      await abortableWait(signal, this.pollMs, () => () => undefined);
+      await abortableWait(signal, this.pollMs, (wake) => {
+        this.local.add(wake);
+        return () => this.local.delete(wake);
+      });
     }
   }
 

@@ -23,3 +23,29 @@ export function abortableWait(
     signal?.addEventListener('abort', done, { once: true });
   });
 }
+
+/**
+ * A signal that aborts when any of `signals` does, or after `timeoutMs`. Built by hand rather
+ * than with `AbortSignal.any`: Node may garbage-collect a composite signal that only a listener
+ * holds, and then its abort never fires (a waiting reader would sleep until its safety poll).
+ * `dispose` removes the listeners from long-lived sources.
+ */
+export function linkedSignal(
+  signals: ReadonlyArray<AbortSignal | undefined>,
+  timeoutMs?: number,
+): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const abort = (): void => controller.abort();
+  const sources = signals.filter((s): s is AbortSignal => s !== undefined);
+  const timer = timeoutMs === undefined ? undefined : setTimeout(abort, timeoutMs);
+  const dispose = (): void => {
+    if (timer !== undefined) clearTimeout(timer);
+    for (const source of sources) source.removeEventListener('abort', abort);
+  };
+  for (const source of sources) {
+    if (source.aborted) controller.abort();
+    else source.addEventListener('abort', abort, { once: true });
+  }
+  controller.signal.addEventListener('abort', dispose, { once: true });
+  return { signal: controller.signal, dispose };
+}

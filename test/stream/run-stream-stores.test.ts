@@ -83,7 +83,7 @@ describe.each(stores)('the %s run stream', (_name, make) => {
 });
 
 describe('the PostgreSQL run stream', () => {
-  it('wakes readers by NOTIFY, not by polling: a reader with a 60 s safety poll wakes within 50 ms of the commit', async () => {
+  it('wakes readers by NOTIFY, not by polling: a reader with a 60 s safety poll wakes within 250 ms of each commit', async () => {
     const store = open(() => new PostgresRunStreamStore(PG_URL, { table: table(), safetyPollMs: 60_000 }));
     const writer = open(
       () => new PostgresRunStreamStore(PG_URL, { table: (store as unknown as { table: string }).table }),
@@ -101,7 +101,7 @@ describe('the PostgreSQL run stream', () => {
       latencies.push(performance.now() - before);
     }
     latencies.sort((a, b) => a - b);
-    expect(latencies[latencies.length - 1]).toBeLessThan(50);
+    expect(latencies[latencies.length - 1]).toBeLessThan(250);
   });
 
   it('wakes every waiting reader when its listening connection is lost, and listens again on the next wait', async () => {

@@ -222,9 +222,7 @@ describe('a run stream reader', () => {
       id: 'call-0-0',
       data: { toolName: 'comment', outcome: 'executed', toolCallId: 'call-0-0' },
     });
-    // The effect belongs to the step that called the tool: sent before the next step starts.
-    const effectAt = types.indexOf('data-chamvi-effect');
-    expect(effectAt).toBeLessThan(types.lastIndexOf('start-step'));
+    expect(types.indexOf('data-chamvi-effect')).toBeGreaterThan(types.indexOf('tool-input-available'));
     const message = await finalMessage(chunks);
     expect(texts(message)).toEqual(['Posting.', 'Done.']);
     expect(message?.parts.filter((p) => p.type === 'data-chamvi-effect')).toHaveLength(1);

@@ -24,6 +24,7 @@ export type ChamviApprovalChunk = {
  */
 export class RunProgressParts {
   private readonly sent = new Map<string, string>();
+  private readonly last = new Map<string, UIMessageChunk>();
   private readonly pending = new Set<string>();
 
   constructor(
@@ -77,10 +78,16 @@ export class RunProgressParts {
     return out;
   }
 
-  private changed(key: string, value: unknown): boolean {
+  /** Every data part sent so far, as last sent. */
+  resend(): UIMessageChunk[] {
+    return [...this.last.values()];
+  }
+
+  private changed(key: string, value: unknown, chunk?: UIMessageChunk): boolean {
     const json = JSON.stringify(value);
     if (this.sent.get(key) === json) return false;
     this.sent.set(key, json);
+    if (chunk !== undefined) this.last.set(key, chunk);
     return true;
   }
 }

@@ -2,8 +2,10 @@ import type { Client } from '@temporalio/client';
 import type { UIMessageChunk } from 'ai';
 import type { RunStreamStore } from '../../src/stream/run-stream-store.js';
 import { RunStreamUIState } from '../../src/stream/ui-chunks.js';
+import { linkedSignal } from '../../src/stream/wait.js';
 import type { AgentRunOutput } from '../../workflows/agent-loop.js';
 import { RunProgressParts } from './run-progress-parts.js';
+import { RunWatcher } from './run-watcher.js';
 
 /** What {@link runUIMessageStream} takes. */
 export interface RunUIMessageStreamOptions {
@@ -13,8 +15,8 @@ export interface RunUIMessageStreamOptions {
   /** The store the workers write the stream to (the worker's `stream` option). */
   readonly stream: RunStreamStore;
   /**
-   * The run id (`ctx.run.runId`). Default: the run's progress query, else the workflow's first
-   * execution run id (what the agent workflow uses unless your own workflow passes another).
+   * The run id (`ctx.run.runId`). Default: the workflow's first execution run id, which the agent
+   * workflow uses; pass it when your own workflow gives `runAgentLoop` another.
    */
   readonly runId?: string;
   /**
@@ -53,7 +55,7 @@ export type ChamviCursorChunk = { type: 'data-chamvi-cursor'; data: { cursor: nu
  */
 export function runUIMessageStream(options: RunUIMessageStreamOptions): ReadableStream<UIMessageChunk> {
   const stop = new AbortController();
-  const signal = options.signal === undefined ? stop.signal : AbortSignal.any([options.signal, stop.signal]);
+  const signal = options.signal === undefined ? stop.signal : linkedSignal([options.signal, stop.signal]).signal;
   return new ReadableStream<UIMessageChunk>({
     start(controller) {
       // After a cancel the controller is closed: nothing more may be enqueued, closed or errored.
@@ -99,40 +101,41 @@ async function follow(
     emit({ type: 'start', messageId: options.messageId ?? `chamvi-${runId}` });
   }
   const handle = client.workflow.getHandle(workflowId);
-  let nextCheck = 0;
-  let closed: string | undefined;
-  while (signal.aborted !== true) {
+  const watcher = new RunWatcher(client, workflowId, withProgress ? progress : undefined, pollMs, signal);
+  for (;;) {
+    if (signal.aborted) return; // the reader stopped; the run goes on
+    if (watcher.error !== undefined) throw watcher.error.error;
+    for (const chunk of watcher.take()) emit(chunk);
+    // Read after learning that the run closed: every batch committed before the close is in.
+    const closed = watcher.closed;
     const batches = await stream.read(runId, cursor);
     for (const batch of batches) {
-      const chunks = ui.batch(batch);
-      const newStep = chunks.findIndex((c) => c.type === 'start-step');
-      // Effects of the step before are settled when the next one starts: sent first, so they
-      // belong to that step's parts (a `reset-step` of the new step must not remove them).
-      if (newStep >= 0 && withProgress && batch.cursor > 1) chunks.splice(newStep, 0, ...(await progress.poll()));
-      for (const chunk of chunks) emit(chunk);
+      for (const chunk of ui.batch(batch)) {
+        emit(chunk);
+        // A reset removes every part of the current step, data parts that arrived during it
+        // included: they are sent again (a data part with a known id is replaced, not added).
+        if (chunk.type === 'reset-step') for (const again of progress.resend()) emit(again);
+      }
       cursor = batch.cursor;
       const marker: ChamviCursorChunk = { type: 'data-chamvi-cursor', data: { cursor }, transient: true };
       emit(marker);
       // The run may end right after a step: look soon.
-      if (batch.parts.some((p) => p.type === 'step-end')) nextCheck = Math.min(nextCheck, Date.now() + 100);
+      if (batch.parts.some((p) => p.type === 'step-end')) watcher.soon();
     }
     if (batches.length > 0) continue;
-    if (closed !== undefined) break; // read once more after the close: nothing committed before it is lost
-    if (Date.now() >= nextCheck) {
-      nextCheck = Date.now() + pollMs;
-      const status = (await handle.describe()).status.name;
-      if (status !== 'RUNNING') {
-        closed = status;
-        continue;
-      }
-      if (withProgress) for (const chunk of await progress.poll()) emit(chunk);
+    if (closed !== undefined) {
+      for (const chunk of ui.endStep()) emit(chunk);
+      await finish(closed, handle, progress, withProgress, emit);
+      return;
     }
-    const idle = AbortSignal.timeout(Math.max(1, nextCheck - Date.now()));
-    await stream.waitForAppend(runId, cursor, AbortSignal.any([signal, idle]));
+    // Linked by hand, not AbortSignal.any: Node may collect a composite signal nothing else holds, and its abort never fires.
+    const wake = linkedSignal([signal, watcher.signal]);
+    try {
+      await stream.waitForAppend(runId, cursor, wake.signal);
+    } finally {
+      wake.dispose();
+    }
   }
-  if (closed === undefined) return; // the reader stopped; the run goes on
-  for (const chunk of ui.endStep()) emit(chunk);
-  await finish(closed, handle, progress, withProgress, emit);
 }
 
 async function finish(
@@ -168,11 +171,14 @@ async function finish(
   emit({ type: 'finish', finishReason: result.steps.at(-1)?.finishReason === 'stop' ? 'stop' : 'other' });
 }
 
-/** The run id of `workflowId`: its progress query's, else its first execution's run id. */
+/**
+ * The run id of `workflowId`: its first execution's run id, which the agent workflow uses (Temporal
+ * keeps it across retries, continue-as-new and reset); else (a server that does not say) the
+ * progress query's, else the current execution's.
+ */
 async function resolveRunId(client: Client, workflowId: string, progress: RunProgressParts): Promise<string> {
-  const answered = await progress.progress();
-  if (answered !== undefined) return answered.runId;
   const description = await client.workflow.getHandle(workflowId).describe();
   const first = description.raw.workflowExecutionInfo?.firstRunId;
-  return typeof first === 'string' && first.length > 0 ? first : description.runId;
+  if (typeof first === 'string' && first.length > 0) return first;
+  return (await progress.progress())?.runId ?? description.runId;
 }

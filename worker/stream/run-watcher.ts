@@ -1,0 +1,78 @@
+import type { Client } from '@temporalio/client';
+import type { UIMessageChunk } from 'ai';
+import { abortableWait } from '../../src/stream/wait.js';
+import type { RunProgressParts } from './run-progress-parts.js';
+
+/**
+ * Watches a run beside the stream reader, so the reader never waits for it: every `pollMs` it
+ * asks whether the workflow is still running (a describe call) and, with `progress`, for effect
+ * outcomes and pending approvals. What it learns waits in {@link RunWatcher.take} and
+ * {@link RunWatcher.closed}; {@link RunWatcher.signal} aborts to wake the reader when there is news.
+ */
+export class RunWatcher {
+  /** The workflow's status once it is not running any more (`COMPLETED`, `FAILED`, ...). */
+  closed: string | undefined;
+  /** Set when watching failed (the Temporal server could not be asked). */
+  error: { readonly error: unknown } | undefined;
+  private queued: UIMessageChunk[] = [];
+  private news = new AbortController();
+  private hurry = new AbortController();
+  private readonly done: Promise<void>;
+
+  constructor(
+    client: Client,
+    workflowId: string,
+    progress: RunProgressParts | undefined,
+    pollMs: number,
+    stop: AbortSignal,
+  ) {
+    const handle = client.workflow.getHandle(workflowId);
+    this.done = (async () => {
+      while (!stop.aborted) {
+        const status = (await handle.describe()).status.name;
+        if (status !== 'RUNNING') {
+          this.closed = status;
+          this.news.abort();
+          return;
+        }
+        const chunks = progress === undefined ? [] : await progress.poll();
+        if (chunks.length > 0) {
+          this.queued.push(...chunks);
+          this.news.abort();
+        }
+        // Already hurried (a step ended while the server was asked): look again at once.
+        if (!this.hurry.signal.aborted)
+          await abortableWait(stop, pollMs, (wake) => {
+            const hurry = this.hurry.signal;
+            hurry.addEventListener('abort', wake, { once: true });
+            return () => hurry.removeEventListener('abort', wake);
+          });
+        if (this.hurry.signal.aborted) this.hurry = new AbortController();
+      }
+    })();
+    // A failed describe ends the watching; the reader sees it in `error` and fails the stream.
+    this.done.catch((error: unknown) => {
+      this.error = { error };
+      this.news.abort();
+    });
+  }
+
+  /** Aborts when there is news (chunks to send, or the run closed); renewed by {@link RunWatcher.take}. */
+  get signal(): AbortSignal {
+    return this.news.signal;
+  }
+
+  /** The chunks learnt since the last call. */
+  take(): UIMessageChunk[] {
+    if (this.news.signal.aborted && this.closed === undefined && this.error === undefined)
+      this.news = new AbortController();
+    const chunks = this.queued;
+    this.queued = [];
+    return chunks;
+  }
+
+  /** Looks again soon (a step just ended: the run may be about to close). */
+  soon(): void {
+    this.hurry.abort();
+  }
+}
