@@ -128,7 +128,7 @@ export function createModelStepActivity(registry: AgentRegistry, log: Conversati
           toolCalls,
           ...(refusedCalls.length > 0 || stored === undefined ? { refusedCalls } : {}),
           agentMaxSteps: stepLimit(agent),
-          ...(await settings.output(() => result.output)),
+          ...(await settings.output(result)),
         };
       } finally {
         stop();

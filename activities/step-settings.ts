@@ -33,11 +33,16 @@ export interface StepSettings {
   /** The model the call used: the agent's, or the one `prepareStep` returned. */
   model(): LanguageModel;
   /**
-   * The step's parsed structured output, as JSON, when the agent has an `output` and this step
-   * produced one (the final step: it answered without tool calls). `read` reads it off the
-   * result (`() => result.output`: a getter of `generateText`'s result, a promise of `streamText`'s).
+   * The step's parsed structured output, as JSON, when the agent has an `output` and this step is
+   * a final answer (as `generateText` decides: finish reason `stop`, or text and no tool calls).
+   * `result.output` is read only then: `generateText`'s is a getter, `streamText`'s a promise, and
+   * `streamText` would try to parse a tool-call step's empty text.
    */
-  output(read: () => unknown): Promise<{ readonly output?: unknown }>;
+  output(result: {
+    readonly text: string;
+    readonly finishReason: string;
+    readonly output: unknown;
+  }): Promise<{ readonly output?: unknown }>;
 }
 
 /**
@@ -94,14 +99,16 @@ export async function resolveStepSettings(
       ...(prepareStep !== undefined ? { prepareStep } : {}),
     },
     model: () => used,
-    output: async (read) => {
+    output: async (result) => {
       if (settings['output'] === undefined) return {};
+      const final = result.finishReason === 'stop' || (result.finishReason !== 'tool-calls' && result.text.length > 0);
+      if (!final) return {};
       try {
-        const output = await read();
+        const output = await result.output;
         // Part of the workflow's result: JSON only (a Date becomes its ISO string, as Temporal would).
         return output === undefined ? {} : { output: JSON.parse(JSON.stringify(output)) as unknown };
       } catch (error) {
-        // A step that called tools has no output (the AI SDK parses only a final answer).
+        // No output generated (the AI SDK's word for a step it did not parse): none in the result.
         if (NoOutputGeneratedError.isInstance(error)) return {};
         throw error;
       }

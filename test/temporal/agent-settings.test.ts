@@ -19,6 +19,7 @@ import {
 } from 'ai';
 import { z } from 'zod';
 import { defineAgent, MemoryEffectStore, type Agent } from '../../src/index.js';
+import { MemoryRunStreamStore } from '../../src/stream/memory-run-stream.js';
 import { scriptedModel, type ScriptEntry } from '../../demo/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
 import { createAgentWorker, startAgentRun, type AgentRegistration, type AgentRunOutput } from '../../worker/index.js';
@@ -447,6 +448,40 @@ describe('agent settings on Temporal', () => {
     const overridden = await run(ruled, 'Go.', { toolApproval: { search: 'not-applicable' } });
     expect(overridden.approvals).toEqual([]);
     expect(ran).toBe(1);
+  });
+
+  it('a streaming model step (streamText) applies the same settings: call settings, prepareStep, stopWhen, output', async () => {
+    const { model, calls } = recordingModel([
+      { toolCalls: [{ toolName: 'note', input: { text: 's' } }] },
+      { text: JSON.stringify({ answer: 'streamed', sure: true }) },
+    ]);
+    const agent = defineAgent({
+      name: `streamed-${randomUUID().slice(0, 8)}`,
+      model,
+      tools,
+      temperature: 0.4,
+      prepareStep: ({ stepNumber }) => ({ instructions: `Streamed step ${stepNumber}.` }),
+      stopWhen: hasToolCall('finish'),
+      output: Output.object({ schema: z.object({ answer: z.string(), sure: z.boolean() }) }),
+    });
+    const taskQueue = `q-${randomUUID()}`;
+    const worker = await createAgentWorker({
+      connection: env.nativeConnection,
+      taskQueue,
+      agents: [agent],
+      store: new MemoryEffectStore(),
+      stream: new MemoryRunStreamStore(),
+      workerOptions: { workflowBundle: bundle },
+    });
+    const result = await worker.runUntil(async () => {
+      const handle = await startAgentRun(env.client, { agent: agent.name, prompt: 'Go.', taskQueue });
+      return handle.result();
+    });
+    expect(result.output).toEqual({ answer: 'streamed', sure: true });
+    expect(calls.map((c) => [c.temperature, systemOf(c), c.responseFormat?.type])).toEqual([
+      [0.4, 'Streamed step 0.', 'json'],
+      [0.4, 'Streamed step 1.', 'json'],
+    ]);
   });
 
   it('settings add no bytes to the history per step: the same run with and without them is the same size', async () => {
