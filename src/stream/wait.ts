@@ -28,12 +28,12 @@ export function abortableWait(
  * A signal that aborts when any of `signals` does, or after `timeoutMs`. Built by hand rather
  * than with `AbortSignal.any`: Node may garbage-collect a composite signal that only a listener
  * holds, and then its abort never fires (a waiting reader would sleep until its safety poll).
- * `dispose` removes the listeners from long-lived sources.
+ * `dispose` removes the listeners from long-lived sources; `abort` aborts it (and disposes).
  */
 export function linkedSignal(
   signals: ReadonlyArray<AbortSignal | undefined>,
   timeoutMs?: number,
-): { signal: AbortSignal; dispose: () => void } {
+): { signal: AbortSignal; dispose: () => void; abort: () => void } {
   const controller = new AbortController();
   const abort = (): void => controller.abort();
   const sources = signals.filter((s): s is AbortSignal => s !== undefined);
@@ -47,5 +47,5 @@ export function linkedSignal(
     else source.addEventListener('abort', abort, { once: true });
   }
   controller.signal.addEventListener('abort', dispose, { once: true });
-  return { signal: controller.signal, dispose };
+  return { signal: controller.signal, dispose, abort };
 }

@@ -3,6 +3,7 @@ import type { UIMessageChunk } from 'ai';
 import type { PendingApproval, RunEffectReport } from '../../common/index.js';
 import { pendingApprovalsQuery } from '../../workflows/approvals.js';
 import { agentProgressQuery, type AgentProgress } from '../../workflows/progress.js';
+import { linkedSignal } from '../../src/stream/wait.js';
 
 /** How long a progress query may take before the stream goes on without it, in ms. */
 const QUERY_TIMEOUT_MS = 5000;
@@ -27,20 +28,25 @@ export class RunProgressParts {
   private readonly last = new Map<string, UIMessageChunk>();
   private readonly pending = new Set<string>();
 
+  /** @param stop cancels the queries in flight (the stream ended). */
   constructor(
     private readonly client: Client,
     private readonly workflowId: string,
+    private readonly stop: AbortSignal,
   ) {}
 
   /** The run's progress (`chamvi.progress`), `undefined` when no worker answered in time. */
   async progress(): Promise<AgentProgress | undefined> {
-    return timed(this.client.workflow.getHandle(this.workflowId).query(agentProgressQuery));
+    return this.timed(() => this.client.workflow.getHandle(this.workflowId).query(agentProgressQuery));
   }
 
   /** Chunks for what changed since the last call, from the progress and pending-approvals queries. */
   async poll(): Promise<UIMessageChunk[]> {
     const handle = this.client.workflow.getHandle(this.workflowId);
-    const [progress, pending] = await Promise.all([this.progress(), timed(handle.query(pendingApprovalsQuery))]);
+    const [progress, pending] = await Promise.all([
+      this.progress(),
+      this.timed(() => handle.query(pendingApprovalsQuery)),
+    ]);
     return [...this.effects(progress?.effects ?? []), ...(pending === undefined ? [] : this.approvals(pending))];
   }
 
@@ -83,22 +89,25 @@ export class RunProgressParts {
     return [...this.last.values()];
   }
 
+  /**
+   * `query`, cancelled after {@link QUERY_TIMEOUT_MS} or when the stream stops (a cancelled call
+   * is not retried by the client, unlike one merely abandoned); `undefined` when it did not answer.
+   */
+  private async timed<T>(query: () => Promise<T>): Promise<T | undefined> {
+    const cancel = linkedSignal([this.stop], QUERY_TIMEOUT_MS);
+    try {
+      // A run without a worker, or one not started yet, answers nothing: the stream goes on without.
+      return await this.client.withAbortSignal(cancel.signal, query).catch(() => undefined);
+    } finally {
+      cancel.dispose();
+    }
+  }
+
   private changed(key: string, value: unknown, chunk?: UIMessageChunk): boolean {
     const json = JSON.stringify(value);
     if (this.sent.get(key) === json) return false;
     this.sent.set(key, json);
     if (chunk !== undefined) this.last.set(key, chunk);
     return true;
-  }
-}
-
-async function timed<T>(query: Promise<T>): Promise<T | undefined> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), QUERY_TIMEOUT_MS)));
-  try {
-    // A run without a worker, or one not started yet, answers nothing: the stream goes on without.
-    return await Promise.race([query.catch(() => undefined), timeout]);
-  } finally {
-    clearTimeout(timer);
   }
 }

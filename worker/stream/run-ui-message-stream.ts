@@ -82,9 +82,23 @@ async function follow(
   signal: AbortSignal,
   emit: (chunk: UIMessageChunk) => void,
 ): Promise<void> {
+  // Aborted when the stream ends, however it ends: no Temporal call outlives it.
+  const ending = linkedSignal([signal]);
+  try {
+    await followRun(options, ending.signal, emit);
+  } finally {
+    ending.abort();
+  }
+}
+
+async function followRun(
+  options: RunUIMessageStreamOptions,
+  signal: AbortSignal,
+  emit: (chunk: UIMessageChunk) => void,
+): Promise<void> {
   const { client, workflowId, stream } = options;
   const pollMs = options.pollMs ?? 1000;
-  const progress = new RunProgressParts(client, workflowId);
+  const progress = new RunProgressParts(client, workflowId, signal);
   const withProgress = options.progressParts !== false;
   const runId = options.runId ?? (await resolveRunId(client, workflowId, progress));
   const ui = new RunStreamUIState();

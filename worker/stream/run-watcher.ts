@@ -29,7 +29,7 @@ export class RunWatcher {
     const handle = client.workflow.getHandle(workflowId);
     this.done = (async () => {
       while (!stop.aborted) {
-        const status = (await handle.describe()).status.name;
+        const status = (await client.withAbortSignal(stop, () => handle.describe())).status.name;
         if (status !== 'RUNNING') {
           this.closed = status;
           this.news.abort();
@@ -52,6 +52,7 @@ export class RunWatcher {
     })();
     // A failed describe ends the watching; the reader sees it in `error` and fails the stream.
     this.done.catch((error: unknown) => {
+      if (stop.aborted) return; // cancelled with the stream, not a failure
       this.error = { error };
       this.news.abort();
     });
