@@ -104,7 +104,10 @@ export async function startChatExample(options: ChatExampleOptions = {}): Promis
       client,
       taskQueue,
       approvalSecret,
-      openStream: (workflowId) => runUIMessageStream({ client, workflowId, stream, pollMs: 500 }),
+      // Effects and approvals come from GET /api/runs/<id> (queries under a gRPC deadline), not from
+      // the stream's data-chamvi-* parts: their queries are raced, not cancelled, and a query sent
+      // while no worker runs stays in the client's retry loop past a close of the connection.
+      openStream: (workflowId) => runUIMessageStream({ client, workflowId, stream, pollMs: 500, progressParts: false }),
       issues: () =>
         github.tracker
           .listIssues(CHAT_REPO.owner, CHAT_REPO.repo)

@@ -31,14 +31,6 @@ export interface RunState {
 
 const QUERY_TIMEOUT_MS = 2_000;
 
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
 /**
  * Reads a run's state from Temporal: a closed run from its result (the effect report is durable
  * there), a running one from its queries (`chamvi.progress`, `chamvi.pendingApprovals`), answered
@@ -61,9 +53,10 @@ export async function readRunState(
     state = { workflowId, message, status: 'completed', step, effects: output.effects, pending: [], text: output.text };
   } else if (status.name === 'RUNNING') {
     try {
-      const [progress, pending] = await within(
+      // A gRPC deadline, not a race: the query ends with the deadline (DEADLINE_EXCEEDED is not
+      // retried), so no call outlives it in the client's retry loop.
+      const [progress, pending] = await client.withDeadline(Date.now() + QUERY_TIMEOUT_MS, () =>
         Promise.all([handle.query(agentProgressQuery), listPendingApprovals(client, workflowId)]),
-        QUERY_TIMEOUT_MS,
       );
       state = { workflowId, message, status: 'running', step: progress.step, effects: progress.effects, pending };
     } catch {

@@ -20,10 +20,9 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'chamvi-chat-page-'));
   shots = process.env['CHAT_SCREENSHOT_DIR'] ?? join(dir, 'screenshots');
   mkdirSync(shots, { recursive: true });
-  [example, browser] = await Promise.all([
-    startChatExample({ stateDir: dir, temporalAddress: null, tokenMs: 150 }),
-    launchChromium(),
-  ]);
+  // One after the other, so afterAll stops whatever did start.
+  example = await startChatExample({ stateDir: dir, temporalAddress: null, tokenMs: 150 });
+  browser = await launchChromium();
 }, 180_000);
 
 afterAll(async () => {
@@ -78,7 +77,10 @@ describe('the chat page (examples/chat) in headless Chromium', () => {
     await page.screenshot({ path: join(shots, 'chat-approval.png') });
     expect(example.comments(1)).toBe(0);
     await approve.click();
-    await page.locator('[data-testid="tool-comment-1"][data-outcome="executed"]').waitFor({ timeout: 30_000 });
+    // Executed, or reconciled if a loaded machine let the comment's heartbeat lapse: posted once either way.
+    const posted =
+      '[data-testid="tool-comment-1"][data-outcome="executed"], [data-testid="tool-comment-1"][data-outcome="reconciled"]';
+    await page.locator(posted).waitFor({ timeout: 30_000 });
     expect(example.comments(1)).toBe(1);
 
     // The reply of step 1 is streaming: kill its worker in the middle of it.
@@ -88,22 +90,29 @@ describe('the chat page (examples/chat) in headless Chromium', () => {
     expect(pid).toBeDefined();
     const next = example.worker.nextReady();
     process.kill(pid!, 'SIGKILL');
+    const killedAt = Date.now();
     expect(partial).not.toContain('finish the run.');
 
     // The page re-attaches to the run from its URL and replays it from the durable state.
     await page.reload();
     expect(new URL(page.url()).searchParams.get('run')).toBe(workflowId);
     await within(next, 60_000, 'no new worker polled within 60 s of the kill');
+    const restartMs = Date.now() - killedAt;
     await page.locator('#run-status[data-status="completed"]').waitFor({ timeout: 60_000 });
     const final = await waitForText(page, 'finish the run.');
+    const recoveryMs = Date.now() - killedAt;
+    if (process.env['CHAT_TIMINGS'])
+      process.stdout.write(
+        `chat page: kill to next worker polling ${restartMs} ms, to finished reply ${recoveryMs} ms\n`,
+      );
     expect(occurrences(final, 'Let me answer issue #1.')).toBe(1);
     // The killed attempt's partial reply was replaced by the retry's, not appended to.
     expect(occurrences(final, 'The comment is on issue #1 now.')).toBe(1);
     await page.locator('[data-testid="issue-1-comments"]', { hasText: '1' }).waitFor();
-    expect(await page.textContent('#worker-restarts')).toBe('1');
+    await page.locator('#worker-restarts', { hasText: '1' }).waitFor();
     expect(example.comments(1)).toBe(1);
     await page.locator('#effects tbody tr').first().waitFor();
-    expect(await page.locator('#effects tbody').innerText()).toMatch(/comment\s+executed\s+1/);
+    expect(await page.locator('#effects tbody').innerText()).toMatch(/comment\s+(executed|reconciled)\s+\d/);
     await page.screenshot({ path: join(shots, 'chat-finished.png') });
 
     // The kill did interrupt a step: an activity (the streaming model step) ran a second attempt.
