@@ -6,15 +6,22 @@ import { z } from 'zod';
 import {
   applyEffect,
   defineEffectTool,
+  defaultEffectKey,
+  EffectResultNotSerializableError,
   inputFingerprint,
+  InvalidEffectKeyError,
   MemoryEffectStore,
+  resolveEffectKey,
   type ClaimRequest,
   type ClaimResult,
   type ClaimToken,
+  type EffectCall,
+  type EffectRecord,
   type EffectRecordInput,
   type FencedResult,
+  type IEffectStore,
 } from '../../src/index.js';
-import { callOptions, deferred, makeCtx, PlainStore, silentLogger } from './helpers.js';
+import { callOptions, captureLogger, deferred, FlakyStore, makeCtx, PlainStore, silentLogger } from './helpers.js';
 
 /** A memory store that keeps what the protocol handed it. */
 class SpyStore extends MemoryEffectStore {
@@ -238,5 +245,171 @@ describe('onBusyWait', () => {
       { store: new MemoryEffectStore(), logger: silentLogger, onBusyWait: (key) => busy.push(key) },
     );
     expect(busy).toStrictEqual([]);
+  });
+});
+
+describe('the effect key of a call', () => {
+  const ctx = makeCtx('run-k');
+  const plain = defineEffectTool({ inputSchema: z.object({ n: z.number() }), execute: async () => 'ok' });
+  const custom = defineEffectTool({
+    inputSchema: z.object({ n: z.number() }),
+    effectKey: async ({ n }) => `run-k:custom:${n}`,
+    execute: async () => 'ok',
+  });
+
+  it('resolveEffectKey gives the default key, the awaited custom key, or the key the caller computed', async () => {
+    const call = { toolName: 't', input: { n: 1 }, ctx, options: callOptions(ctx) };
+    await expect(resolveEffectKey({ ...call, tool: plain as EffectCall['tool'] })).resolves.toBe(
+      defaultEffectKey('run-k', 't', { n: 1 }),
+    );
+    await expect(resolveEffectKey({ ...call, tool: custom as EffectCall['tool'] })).resolves.toBe('run-k:custom:1');
+    await expect(resolveEffectKey({ ...call, tool: custom as EffectCall['tool'], key: 'given' })).resolves.toBe(
+      'given',
+    );
+    await expect(resolveEffectKey({ ...call, tool: plain as EffectCall['tool'], key: '' })).rejects.toThrow(
+      InvalidEffectKeyError,
+    );
+  });
+
+  it("applies under the key the caller computed, not the tool's own, and fingerprints the input, not the key", async () => {
+    const store = new SpyStore();
+    let keyed = 0;
+    const counted = defineEffectTool({
+      inputSchema: z.object({ n: z.number() }),
+      effectKey: () => `own:${++keyed}`,
+      execute: async () => 'ok',
+    });
+    for (const [key, tool] of [
+      ['given-a', counted],
+      ['given-b', plain],
+    ] as const) {
+      const res = await applyEffect(
+        { tool, toolName: 't', input: { n: 1 }, ctx, options: callOptions(ctx), key },
+        { store, logger: silentLogger },
+      );
+      expect(res.report.key).toBe(key);
+    }
+    expect(keyed).toBe(0);
+    expect(store.completes.map((r) => r.fingerprint)).toStrictEqual([
+      inputFingerprint({ n: 1 }),
+      inputFingerprint({ n: 1 }),
+    ]);
+    expect(await store.get('given-a')).toMatchObject({ result: 'ok' });
+  });
+});
+
+/** A get/put store whose next `failPuts` writes throw. */
+class FlakyPlainStore extends PlainStore {
+  failPuts = 0;
+  override put(key: string, record: EffectRecordInput): Promise<EffectRecord> {
+    if (this.failPuts > 0) {
+      this.failPuts--;
+      return Promise.reject(new Error('store unreachable (write)'));
+    }
+    return super.put(key, record);
+  }
+}
+
+describe('an effect call on a store without claims', () => {
+  const ctx = makeCtx('r');
+  const call = (tool: unknown, store: IEffectStore) =>
+    applyEffect(
+      { tool: tool as EffectCall['tool'], toolName: 't', input: {}, ctx, options: callOptions(ctx) },
+      { store, logger: silentLogger },
+    );
+
+  it("rethrows execute's own error and records nothing", async () => {
+    const store = new PlainStore();
+    const boom = new Error('boom');
+    const t = defineEffectTool({
+      inputSchema: z.object({}),
+      execute: async (): Promise<string> => {
+        throw boom;
+      },
+    });
+    await expect(call(t, store)).rejects.toBe(boom);
+    expect(store.records.size).toBe(0);
+  });
+
+  it('succeeds with recordPending and the unrecorded record when the write after the effect fails', async () => {
+    const store = new FlakyPlainStore();
+    store.failPuts = 1;
+    const t = defineEffectTool({ inputSchema: z.object({}), execute: async () => 'posted' });
+    const res = await call(t, store);
+    expect(res.result).toBe('posted');
+    expect(res.report).toMatchObject({ outcome: 'executed', recordPending: true });
+    expect(res.unrecorded).toMatchObject({ key: res.report.key, record: { result: 'posted', origin: 'executed' } });
+  });
+
+  it("returns execute's result when the store's put returns nothing (it is trusted to have kept it)", async () => {
+    const kept: EffectRecordInput[] = [];
+    const store = {
+      get: async () => undefined,
+      put: async (_key: string, record: EffectRecordInput) => void kept.push(record),
+    };
+    const t = defineEffectTool({ inputSchema: z.object({}), execute: async () => ({ id: 1 }) });
+    const res = await call(t, store);
+    expect(res.result).toStrictEqual({ id: 1 });
+    expect(res.report.recordPending).toBeUndefined();
+    expect(kept).toHaveLength(1);
+  });
+
+  it("returns the earlier record's result when the put finds one (first writer wins)", async () => {
+    const store = new PlainStore();
+    const t = defineEffectTool({
+      inputSchema: z.object({}),
+      execute: async () => {
+        // Another writer records the key while this execute runs.
+        await store.put(defaultEffectKey('r', 't', {}), { toolName: 't', result: 'theirs', origin: 'executed' });
+        return 'mine';
+      },
+    });
+    const res = await call(t, store);
+    expect(res.result).toBe('theirs');
+  });
+});
+
+describe('an applied effect whose result cannot be serialised', () => {
+  it('is marked done with the origin reconciled when alreadyApplied found it', async () => {
+    const store = new SpyStore();
+    const ctx = makeCtx('r');
+    let runs = 0;
+    const t = defineEffectTool({
+      inputSchema: z.object({}),
+      alreadyApplied: async () => ({ big: 1n }),
+      execute: async () => ({ big: BigInt(++runs) }),
+    });
+    await expect(
+      applyEffect(
+        { tool: t, toolName: 't', input: {}, ctx, options: callOptions(ctx) },
+        { store, logger: silentLogger },
+      ),
+    ).rejects.toThrow(EffectResultNotSerializableError);
+    expect(store.completes).toHaveLength(1);
+    expect(store.completes[0]).toMatchObject({
+      origin: 'reconciled',
+      resultUndefined: true,
+      unserializable: expect.stringContaining('BigInt'),
+    });
+    expect(runs).toBe(0);
+  });
+
+  it('logs when the key cannot be marked done and gives the claim back at once', async () => {
+    const store = new FlakyStore();
+    store.failWrites = 1;
+    const logger = captureLogger();
+    const ctx = makeCtx('r');
+    let runs = 0;
+    const t = defineEffectTool({ inputSchema: z.object({}), execute: async () => ({ n: ++runs, big: 1n }) });
+    const go = () =>
+      applyEffect({ tool: t, toolName: 't', input: {}, ctx, options: callOptions(ctx) }, { store, logger });
+    await expect(go()).rejects.toThrow(EffectResultNotSerializableError);
+    expect(logger.messages).toHaveLength(1);
+    expect(logger.messages[0]).toMatch(/its result is not serialisable, and the key could not be marked done/);
+    // Nothing marked the key done and the claim was released: the next call applies again, without waiting.
+    const started = Date.now();
+    await expect(go()).rejects.toThrow(EffectResultNotSerializableError);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(runs).toBe(2);
   });
 });
