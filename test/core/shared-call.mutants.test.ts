@@ -1,0 +1,60 @@
+// Behaviours of the wait for an identical call in flight (src/effects/shared-call.ts) that the
+// mutation run found unguarded (docs/reliability.md, "Mutation testing").
+import { describe, expect, it } from '@jest/globals';
+import { z } from 'zod';
+import { applyEffect, defineEffectTool, EffectBusyError, MemoryEffectStore } from '../../src/index.js';
+import { callOptions, deferred, makeCtx, silentLogger } from './helpers.js';
+
+describe('a call waiting for an identical call in flight', () => {
+  it('fails with an EffectBusyError naming the key and about how long it waited', async () => {
+    const gate = deferred();
+    const t = defineEffectTool({
+      inputSchema: z.object({}),
+      effectKey: () => 'shared-key',
+      execute: async () => {
+        await gate.promise;
+        return 'posted';
+      },
+    });
+    const store = new MemoryEffectStore();
+    const ctx = makeCtx('r');
+    const go = (busyWaitMs: number) =>
+      applyEffect(
+        { tool: t, toolName: 't', input: {}, ctx, options: callOptions(ctx) },
+        { store, logger: silentLogger, busyWaitMs },
+      );
+    const running = go(10_000);
+    const error = await go(400).catch((e: unknown) => e);
+    expect(EffectBusyError.isInstance(error)).toBe(true);
+    expect((error as EffectBusyError).key).toBe('shared-key');
+    const waited = Number(/after waiting (\d+) ms/.exec((error as Error).message)?.[1]);
+    expect(waited).toBeGreaterThanOrEqual(390);
+    expect(waited).toBeLessThan(1_500);
+    gate.resolve();
+    await running;
+  });
+
+  it("shares the running call's failure as it is", async () => {
+    const gate = deferred();
+    const failure = new Error('remote said no');
+    const t = defineEffectTool({
+      inputSchema: z.object({}),
+      execute: async (): Promise<string> => {
+        await gate.promise;
+        throw failure;
+      },
+    });
+    const store = new MemoryEffectStore();
+    const ctx = makeCtx('r');
+    const go = () =>
+      applyEffect(
+        { tool: t, toolName: 't', input: {}, ctx, options: callOptions(ctx) },
+        { store, logger: silentLogger },
+      );
+    const running = go();
+    const sharing = go();
+    gate.resolve();
+    await expect(running).rejects.toBe(failure);
+    await expect(sharing).rejects.toBe(failure);
+  });
+});
