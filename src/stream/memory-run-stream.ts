@@ -18,6 +18,7 @@ export class MemoryRunStreamStore implements RunStreamStore {
 
   constructor(private readonly options: { readonly retentionMs?: number } = {}) {}
 
+  /** {@inheritDoc RunStreamStore.append} */
   append(ref: RunStreamWriterRef, parts: readonly RunStreamPart[]): Promise<number> {
     let log = this.runs.get(ref.runId);
     if (log === undefined) this.runs.set(ref.runId, (log = []));
@@ -28,6 +29,7 @@ export class MemoryRunStreamStore implements RunStreamStore {
     return Promise.resolve(cursor);
   }
 
+  /** {@inheritDoc RunStreamStore.read} */
   read(runId: string, after: number, limit = DEFAULT_STREAM_READ_LIMIT): Promise<RunStreamBatch[]> {
     const log = this.runs.get(runId) ?? [];
     return Promise.resolve(
@@ -38,6 +40,7 @@ export class MemoryRunStreamStore implements RunStreamStore {
     );
   }
 
+  /** {@inheritDoc RunStreamStore.waitForAppend} */
   waitForAppend(runId: string, after: number, signal?: AbortSignal): Promise<void> {
     if ((this.runs.get(runId)?.at(-1)?.cursor ?? 0) > after) return Promise.resolve();
     return abortableWait(signal, undefined, (wake) => {
@@ -48,6 +51,7 @@ export class MemoryRunStreamStore implements RunStreamStore {
     });
   }
 
+  /** {@inheritDoc RunStreamStore.prune} */
   prune(): Promise<number> {
     const horizon = Date.now() - (this.options.retentionMs ?? DEFAULT_STREAM_RETENTION_MS);
     let pruned = 0;
@@ -60,6 +64,7 @@ export class MemoryRunStreamStore implements RunStreamStore {
     return Promise.resolve(pruned);
   }
 
+  /** {@inheritDoc RunStreamStore.close} */
   close(): Promise<void> {
     for (const set of this.waiters.values()) for (const wake of set) wake();
     this.waiters.clear();

@@ -81,6 +81,7 @@ export class PostgresRunStreamStore implements RunStreamStore {
     this.sql = postgresStreamSql(this.table);
   }
 
+  /** {@inheritDoc RunStreamStore.append} */
   async append(ref: RunStreamWriterRef, parts: readonly RunStreamPart[]): Promise<number> {
     const pool = await this.ready();
     const values = [ref.runId, ref.step, ref.attempt, ref.execution, JSON.stringify(parts), this.table];
@@ -97,6 +98,7 @@ export class PostgresRunStreamStore implements RunStreamStore {
     }
   }
 
+  /** {@inheritDoc RunStreamStore.read} */
   async read(runId: string, after: number, limit = DEFAULT_STREAM_READ_LIMIT): Promise<RunStreamBatch[]> {
     const pool = await this.ready();
     const { rows } = await pool.query({
@@ -114,6 +116,7 @@ export class PostgresRunStreamStore implements RunStreamStore {
     }));
   }
 
+  /** {@inheritDoc RunStreamStore.waitForAppend} */
   async waitForAppend(runId: string, after: number, signal?: AbortSignal): Promise<void> {
     await this.listening();
     let wake: (() => void) | undefined;
@@ -134,6 +137,7 @@ export class PostgresRunStreamStore implements RunStreamStore {
     return woken;
   }
 
+  /** {@inheritDoc RunStreamStore.prune} */
   async prune(): Promise<number> {
     this.lastPrune = Date.now();
     const pool = await this.ready();
@@ -146,6 +150,7 @@ export class PostgresRunStreamStore implements RunStreamStore {
     return rowCount ?? 0;
   }
 
+  /** {@inheritDoc RunStreamStore.close} */
   async close(): Promise<void> {
     this.closed = true;
     this.wakeAll();

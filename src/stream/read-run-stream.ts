@@ -3,6 +3,7 @@ import { linkedSignal } from './wait.js';
 
 /** What {@link readRunStream} takes. */
 export interface ReadRunStreamOptions {
+  /** The store the workers write the run's stream to. */
   readonly store: RunStreamStore;
   /** The run (`ctx.run.runId`, the `runId` of `startAgentRun`'s progress and result). */
   readonly runId: string;

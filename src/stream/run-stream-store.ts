@@ -33,6 +33,7 @@ export interface RunStreamBatch extends RunStreamWriterRef {
    * batches were committed. Reading "after" a cursor returns exactly the batches that followed it.
    */
   readonly cursor: number;
+  /** What the batch holds, in the order it was streamed. */
   readonly parts: readonly RunStreamPart[];
 }
 

@@ -63,6 +63,7 @@ export class SqliteRunStreamStore implements RunStreamStore {
     this.retentionMs = options.retentionMs ?? DEFAULT_STREAM_RETENTION_MS;
   }
 
+  /** {@inheritDoc RunStreamStore.append} */
   async append(ref: RunStreamWriterRef, parts: readonly RunStreamPart[]): Promise<number> {
     const row = await this.run((sql) =>
       // One statement: the next cursor is computed and taken under SQLite's write lock, so two
@@ -80,11 +81,13 @@ export class SqliteRunStreamStore implements RunStreamStore {
     return Number((row as { seq: number | bigint }).seq);
   }
 
+  /** {@inheritDoc RunStreamStore.read} */
   async read(runId: string, after: number, limit = DEFAULT_STREAM_READ_LIMIT): Promise<RunStreamBatch[]> {
     const rows = await this.run((sql) => sql.read.all({ run: runId, after, limit }));
     return (rows as unknown as Row[]).map((r) => toBatch(runId, r));
   }
 
+  /** {@inheritDoc RunStreamStore.waitForAppend} */
   async waitForAppend(runId: string, after: number, signal?: AbortSignal): Promise<void> {
     while (signal?.aborted !== true) {
       if ((await this.lastCursor(runId)) > after) return;
@@ -95,12 +98,14 @@ export class SqliteRunStreamStore implements RunStreamStore {
     }
   }
 
+  /** {@inheritDoc RunStreamStore.prune} */
   async prune(): Promise<number> {
     this.lastPrune = Date.now();
     const result = await this.run((sql) => sql.prune.run({ retention: this.retentionMs }));
     return Number(result.changes);
   }
 
+  /** {@inheritDoc RunStreamStore.close} */
   close(): Promise<void> {
     this.db?.close();
     this.db = undefined;

@@ -25,3 +25,4 @@ export { RunStreamUIState } from '../../src/stream/ui-chunks.js';
 export { RunStreamWriter, type RunStreamWriteProblem } from '../../src/stream/run-stream-writer.js';
 export { runUIMessageStream, type RunUIMessageStreamOptions, type ChamviCursorChunk } from './run-ui-message-stream.js';
 export type { ChamviEffectChunk, ChamviApprovalChunk } from './run-progress-parts.js';
+export type { PendingApproval, RunEffectReport } from '../../common/index.js';

@@ -9,6 +9,7 @@ import { RunWatcher } from './run-watcher.js';
 
 /** What {@link runUIMessageStream} takes. */
 export interface RunUIMessageStreamOptions {
+  /** A Temporal client of the run's namespace. */
   readonly client: Client;
   /** The run's workflow id (of `startAgentRun`, `chamvi run`). */
   readonly workflowId: string;

@@ -18,6 +18,7 @@ export class RunWatcher {
   private news = new AbortController();
   private hurry = new AbortController();
   private readonly done: Promise<void>;
+  private polling: Promise<void> | undefined;
 
   constructor(
     client: Client,
@@ -35,10 +36,16 @@ export class RunWatcher {
           this.news.abort();
           return;
         }
-        const chunks = progress === undefined ? [] : await progress.poll();
-        if (chunks.length > 0) {
-          this.queued.push(...chunks);
-          this.news.abort();
+        // Not awaited: a query waits for a worker (seconds when none is free), the close must not.
+        if (progress !== undefined && this.polling === undefined) {
+          this.polling = progress
+            .poll()
+            .then((chunks) => {
+              if (chunks.length === 0) return;
+              this.queued.push(...chunks);
+              this.news.abort();
+            })
+            .finally(() => (this.polling = undefined));
         }
         // Already hurried (a step ended while the server was asked): look again at once.
         if (!this.hurry.signal.aborted)
