@@ -6,6 +6,7 @@
 // Run: npm run bench:stream   (node --import tsx bench/stream.ts)
 import { streamText, type UIMessageChunk } from 'ai';
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -139,6 +140,10 @@ try {
   }
 } finally {
   for (const store of stores) await store.close();
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`DROP TABLE IF EXISTS "bench_stream_${process.pid}"`);
+  await admin.end();
   await env.teardown();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -16,16 +16,23 @@ import { RunStreamWriter } from '../../src/stream/run-stream-writer.js';
 import { SqliteRunStreamStore } from '../../src/stream/sqlite-run-stream.js';
 import { RunStreamUIState } from '../../src/stream/ui-chunks.js';
 import { readRunStream } from '../../src/stream/read-run-stream.js';
+import { dropTables } from './fixtures/drop-tables.js';
 
 const PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const dir = mkdtempSync(join(tmpdir(), 'chamvi-stream-'));
 const opened: RunStreamStore[] = [];
+const tables: string[] = [];
 afterAll(async () => {
   for (const store of opened) await store.close();
   rmSync(dir, { recursive: true, force: true });
+  await dropTables(tables);
 });
 
-const table = (): string => `stream_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+const table = (): string => {
+  const name = `stream_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+  tables.push(name);
+  return name;
+};
 const stores: Array<[string, () => RunStreamStore]> = [
   ['memory', () => new MemoryRunStreamStore()],
   ['sqlite', () => new SqliteRunStreamStore(join(dir, `${randomUUID()}.db`), { pollMs: 20 })],

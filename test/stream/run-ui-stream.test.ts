@@ -22,6 +22,7 @@ import { createTimeSkippingEnvironment } from '../../testing/test-environment.js
 import { createAgentWorker, startAgentRun, type AgentEntry } from '../../worker/index.js';
 import { runUIMessageStream } from '../../worker/stream/run-ui-message-stream.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';
+import { dropTables } from './fixtures/drop-tables.js';
 import { streamingModel, tokens } from './fixtures/streaming-model.js';
 
 const PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
@@ -38,12 +39,16 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const store of opened) await store.close();
+  await dropTables(tables);
   await env?.teardown();
   rmSync(dir, { recursive: true, force: true });
 });
 
+const tables: string[] = [];
 const postgres = (): RunStreamStore => {
-  const store = new PostgresRunStreamStore(PG_URL, { table: `stream_${randomUUID().replace(/-/g, '').slice(0, 12)}` });
+  const table = `stream_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+  tables.push(table);
+  const store = new PostgresRunStreamStore(PG_URL, { table });
   opened.push(store);
   return store;
 };

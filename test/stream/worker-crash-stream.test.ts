@@ -16,6 +16,7 @@ import { createDevServerEnvironment } from '../../testing/test-environment.js';
 import { startAgentRun } from '../../worker/index.js';
 import { runUIMessageStream } from '../../worker/stream/run-ui-message-stream.js';
 import { answerOf } from './fixtures/crash-answer.js';
+import { dropTables } from './fixtures/drop-tables.js';
 
 const PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
 let env: TestWorkflowEnvironment;
@@ -126,6 +127,7 @@ describe('a worker SIGKILLed mid-stream', () => {
       expect(texts(await finalMessage(replay))).toEqual([answerOf('B')]);
     } finally {
       await stream.close();
+      await dropTables([table]);
     }
   }, 120_000);
 });
