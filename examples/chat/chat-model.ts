@@ -1,23 +1,5 @@
-import type {
-  LanguageModelV4,
-  LanguageModelV4CallOptions,
-  LanguageModelV4Content,
-  LanguageModelV4GenerateResult,
-  LanguageModelV4Prompt,
-  LanguageModelV4StreamPart,
-  LanguageModelV4StreamResult,
-} from '@ai-sdk/provider';
-
-/** One answer of the chat model: the text it streams, then the tool calls it makes (if any). */
-interface ChatAnswer {
-  readonly text: string;
-  readonly toolCalls: readonly { readonly toolCallId: string; readonly toolName: string; readonly input: unknown }[];
-}
-
-const USAGE = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 10, text: 10, reasoning: 0 },
-};
+import type { LanguageModelV4, LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import { scriptedModel, type ScriptedStep } from '../../demo/scripted-model.js';
 
 function userText(prompt: LanguageModelV4Prompt): string {
   return prompt
@@ -26,6 +8,8 @@ function userText(prompt: LanguageModelV4Prompt): string {
     .map((part) => (part.type === 'text' ? part.text : ''))
     .join('\n');
 }
+
+const issueOf = (prompt: LanguageModelV4Prompt): number => Number(/#(\d+)/.exec(userText(prompt))?.[1] ?? 1);
 
 /** True when the tool result in the prompt says the comment was refused (denied by the approver). */
 function commentRefused(prompt: LanguageModelV4Prompt): boolean {
@@ -36,15 +20,13 @@ function commentRefused(prompt: LanguageModelV4Prompt): boolean {
 }
 
 /**
- * The scripted chat answer for step N of a run (N = assistant messages in the prompt, so a retried
- * step gets the same answer): step 0 says what it will do and asks to post one comment on the issue
- * the message names (`#N`, default 1); step 1 reports what became of it, in enough words that a
- * worker can be killed while they stream.
+ * The chat script: step 0 says what it will do and asks to post one comment on the issue the
+ * message names (`#N`, default 1); step 1 reports what became of it, in enough words that a worker
+ * can be killed while they stream.
  */
-export function chatAnswer(prompt: LanguageModelV4Prompt): ChatAnswer {
-  const step = prompt.filter((m) => m.role === 'assistant').length;
-  const issue = Number(/#(\d+)/.exec(userText(prompt))?.[1] ?? 1);
-  if (step === 0) {
+const CHAT_SCRIPT = [
+  ({ prompt }: { prompt: LanguageModelV4Prompt }): ScriptedStep => {
+    const issue = issueOf(prompt);
     return {
       text: `Let me answer issue #${issue}. I will post one comment there; it waits for your approval first.`,
       toolCalls: [
@@ -55,20 +37,23 @@ export function chatAnswer(prompt: LanguageModelV4Prompt): ChatAnswer {
         },
       ],
     };
-  }
-  const text = commentRefused(prompt)
-    ? `You denied the comment, so nothing was posted on issue #${issue}. Tell me what to change and I will ask again.`
-    : `The comment is on issue #${issue} now. It carries a signed effect marker, so if a worker dies after posting it, ` +
-      'the retry finds the marker and reconciles the comment instead of posting it twice. ' +
-      'Each word of this reply streams from the model step activity, so you can kill the worker mid-sentence ' +
-      'and watch another one pick the step up and finish the run.';
-  return { text, toolCalls: [] };
-}
-
-/** Splits text into word-sized deltas that keep their spaces, so they concatenate back exactly. */
-export function wordDeltas(text: string): string[] {
-  return text.match(/\S+\s*/g) ?? [];
-}
+  },
+  ({ prompt }: { prompt: LanguageModelV4Prompt }): ScriptedStep => {
+    const issue = issueOf(prompt);
+    if (commentRefused(prompt)) {
+      return {
+        text: `You denied the comment, so nothing was posted on issue #${issue}. Tell me what to change and I will ask again.`,
+      };
+    }
+    return {
+      text:
+        `The comment is on issue #${issue} now. It carries a signed effect marker, so if a worker dies after posting it, ` +
+        'the retry finds the marker and reconciles the comment instead of posting it twice. ' +
+        'Each word of this reply streams from the model step activity, so you can kill the worker mid-sentence ' +
+        'and watch another one pick the step up and finish the run.',
+    };
+  },
+];
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -79,57 +64,34 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 }
 
 /**
- * The chat example's model: deterministic and offline, like the demo's scripted model, but it
- * streams (`doStream`) one word every `tokenMs` (default 120 ms), so text reaches the page while
- * the step runs and a worker killed mid-step is killed mid-sentence. `doGenerate` takes as long and
- * returns the same answer at once, for a model step that does not stream.
+ * The chat example's model: the demo's deterministic scripted model (a retried step gets the same
+ * answer) running {@link CHAT_SCRIPT}, paced: every streamed word waits `tokenMs` (default 120 ms),
+ * so text reaches the page while the step runs and a worker killed mid-step is killed
+ * mid-sentence. `doGenerate` (a model step that does not stream) takes as long for the whole answer.
  */
 export function chatModel(options: { tokenMs?: number } = {}): LanguageModelV4 {
   const tokenMs = options.tokenMs ?? 120;
-  const toolCallParts = (answer: ChatAnswer): LanguageModelV4Content[] =>
-    answer.toolCalls.map((call) => ({
-      type: 'tool-call' as const,
-      toolCallId: call.toolCallId,
-      toolName: call.toolName,
-      input: JSON.stringify(call.input),
-    }));
-  const finishReason = (answer: ChatAnswer) => ({
-    unified: answer.toolCalls.length > 0 ? ('tool-calls' as const) : ('stop' as const),
-    raw: undefined,
-  });
+  const scripted = scriptedModel(CHAT_SCRIPT, { modelId: 'chat-scripted' });
   return {
     specificationVersion: 'v4',
     provider: 'chamvi-chat-example',
-    modelId: 'chat-scripted',
+    modelId: scripted.modelId,
     supportedUrls: {},
-    async doGenerate(call: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> {
-      const answer = chatAnswer(call.prompt);
-      await sleep(tokenMs * wordDeltas(answer.text).length, call.abortSignal);
-      const content: LanguageModelV4Content[] = [{ type: 'text', text: answer.text }, ...toolCallParts(answer)];
-      return { content, finishReason: finishReason(answer), usage: USAGE, warnings: [] };
+    async doGenerate(call) {
+      const answer = await scripted.doGenerate(call);
+      const text = answer.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+      await sleep(tokenMs * (text.match(/\S+/g) ?? []).length, call.abortSignal);
+      return answer;
     },
-    async doStream(call: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {
-      const answer = chatAnswer(call.prompt);
-      const deltas = wordDeltas(answer.text);
-      const stream = new ReadableStream<LanguageModelV4StreamPart>({
-        async start(controller) {
-          try {
-            controller.enqueue({ type: 'stream-start', warnings: [] });
-            controller.enqueue({ type: 'text-start', id: 'text-0' });
-            for (const delta of deltas) {
-              await sleep(tokenMs, call.abortSignal);
-              controller.enqueue({ type: 'text-delta', id: 'text-0', delta });
-            }
-            controller.enqueue({ type: 'text-end', id: 'text-0' });
-            for (const part of toolCallParts(answer)) controller.enqueue(part as LanguageModelV4StreamPart);
-            controller.enqueue({ type: 'finish', usage: USAGE, finishReason: finishReason(answer) });
-            controller.close();
-          } catch (error) {
-            controller.error(error);
-          }
+    async doStream(call) {
+      const { stream } = await scripted.doStream(call);
+      const paced = new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
+        async transform(part, controller) {
+          if (part.type === 'text-delta') await sleep(tokenMs, call.abortSignal);
+          controller.enqueue(part);
         },
       });
-      return { stream };
+      return { stream: stream.pipeThrough(paced) };
     },
   };
 }

@@ -36,14 +36,21 @@ const occurrences = (text: string, part: string) => text.split(part).length - 1;
 
 /** Waits until the assistant's text has `has` and lacks `lacks` (checked in the page, every animation frame). */
 async function waitForText(page: Page, has: string, lacks?: string, timeout = 30_000): Promise<string> {
-  await page.waitForFunction(
-    ([has, lacks]) => {
-      const text = document.querySelector('[data-testid=assistant]')?.textContent ?? '';
-      return text.includes(has) && (lacks === undefined || !text.includes(lacks));
-    },
-    [has, lacks] as const,
-    { timeout },
-  );
+  await page
+    .waitForFunction(
+      ([has, lacks]) => {
+        const text = document.querySelector('[data-testid=assistant]')?.textContent ?? '';
+        return text.includes(has) && (lacks === undefined || !text.includes(lacks));
+      },
+      [has, lacks] as const,
+      { timeout },
+    )
+    .catch(async (error: unknown) => {
+      const shown = await assistantText(page).catch(() => '?');
+      throw new Error(`no "${has}"${lacks ? ` without "${lacks}"` : ''} on the page; it shows: ${shown}`, {
+        cause: error,
+      });
+    });
   return assistantText(page);
 }
 
