@@ -56,7 +56,11 @@ export function createModelStepActivity(registry: AgentRegistry, log: Conversati
         const conversation = await stepConversation(input, log);
         // The agent's settings for this step (agent settings table in the README); a met stop condition ends the run here.
         const settings = await resolveStepSettings(agent, input, conversation.messages);
-        if (settings.stop) return stoppedStep(agent);
+        if (settings.stop) {
+          // No model step follows: the last step's tool results are stored and the conversation closed.
+          await conversation.answer([], 'last');
+          return stoppedStep(agent);
+        }
         // With a run stream the call streams (streamText) and writes its deltas as they come; same result.
         const result = await callModel(
           {
@@ -118,8 +122,10 @@ export function createModelStepActivity(registry: AgentRegistry, log: Conversati
           });
         }
         const response = result.response.messages as unknown as JsonMessage[];
-        // The model's final answer closes the run's conversation: its retention starts.
-        const stored = await conversation.answer(response, toolCalls.length === 0 && refusedCalls.length === 0);
+        // The model's final answer, or the step limit, closes the run's conversation: its retention starts.
+        const last = input.step + 1 >= (input.maxSteps ?? stepLimit(agent));
+        const answered = toolCalls.length === 0 && refusedCalls.length === 0 ? 'answer' : 'open';
+        const stored = await conversation.answer(response, last ? 'last' : answered);
         // Every byte here is in the history once per step: empty lists and option sets are left out.
         return {
           ...(stored === undefined ? { responseMessages: response } : { conversation: stored }),

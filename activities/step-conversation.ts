@@ -8,10 +8,12 @@ export interface StepConversation {
   readonly messages: JsonMessage[];
   /**
    * Stores the step's new messages (the input's pending ones, then the answer, except a tool
-   * message it ends with) in one write, closing the run's conversation when `final`; resolves to
-   * the step's conversation result. `undefined` for a step called the 0.2 way (`messages`).
+   * message it ends with) in one write; resolves to the step's conversation result. `undefined`
+   * for a step called the 0.2 way (`messages`). The write closes the run's conversation (its
+   * retention starts) when `end` is `last` (no model step follows: the step limit, a met stop
+   * condition), or `answer` and the model answered without a tool message for a next step.
    */
-  answer(response: readonly JsonMessage[], final: boolean): Promise<ModelStepConversation | undefined>;
+  answer(response: readonly JsonMessage[], end: 'answer' | 'last' | 'open'): Promise<ModelStepConversation | undefined>;
 }
 
 /**
@@ -33,13 +35,17 @@ export async function stepConversation(input: ModelStepInput, log: ConversationL
   for (const message of messages) if (message.role === 'assistant') assistantMessages++;
   return {
     messages,
-    async answer(response, final) {
+    async answer(response, end) {
       // A tool message the answer ends with (errors for invalid calls) stays with the workflow: the
       // step's tool results join it, and a stored entry is never rewritten.
       const last = response[response.length - 1];
       const pending = last?.role === 'tool' ? last : undefined;
       const answered = chainEntries(prompt.key, pending === undefined ? response : response.slice(0, -1));
-      await log.append(input.runId, [...added, ...answered], final && pending === undefined);
+      await log.append(
+        input.runId,
+        [...added, ...answered],
+        end === 'last' || (end === 'answer' && pending === undefined),
+      );
       return {
         prompt: { head: prompt.key, assistantMessages },
         head: answered[answered.length - 1]?.key ?? prompt.key,

@@ -24,6 +24,11 @@ export interface ModelStepInput extends RunRef {
   readonly conversation?: ConversationRef;
   /** The whole conversation: how runs begun before 0.3 call the step (and are answered with `responseMessages`). */
   readonly messages?: JsonMessage[];
+  /**
+   * The run's step limit when the workflow sets one (`maxSteps` of the run); absent: the agent's.
+   * The step that reaches it closes the run's conversation, whatever the model answers.
+   */
+  readonly maxSteps?: number;
 }
 
 /** A valid tool call of a step, planned by the model-step activity (which knows the tools). */

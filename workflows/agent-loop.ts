@@ -156,7 +156,12 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
           ...modelStepOptions,
           summary: `step ${step} · model · agent ${run.agent}`.slice(0, 200),
         })[ACTIVITY_NAMES.modelStep];
-    const result = await modelStep({ ...run, step, ...conversation.modelStepInput() });
+    const result = await modelStep({
+      ...run,
+      step,
+      ...conversation.modelStepInput(),
+      ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
+    });
     // The agent's stopWhen (evaluated in the model step, on the steps so far) ended the run before this step.
     if (result.stopped === true) break;
     output = result.output;
