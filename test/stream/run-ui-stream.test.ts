@@ -235,6 +235,44 @@ describe('a run stream reader', () => {
   }, 60_000);
 });
 
+describe('effect parts and a retried step', () => {
+  it('keeps an effect part that arrived during a step whose attempt is then replaced (sent again after reset-step)', async () => {
+    const stream = postgres();
+    const comment = defineEffectTool({
+      description: 'Posts a comment.',
+      inputSchema: z.object({ body: z.string() }),
+      // Slow enough that the poll right after step 0's stream ended does not see it yet.
+      execute: () => new Promise((resolve) => setTimeout(() => resolve({ id: 1 }), 400)),
+    });
+    // Step 1's first attempt shows a word, stalls 2.5 s before its second (the effect part of step 0 arrives meanwhile, with the
+    // 1.5 s poll), then breaks off; the second attempt answers.
+    const model = streamingModel(
+      [
+        { text: 'Posting.', toolCalls: [{ toolName: 'comment', input: { body: 'hi' } }] },
+        { text: 'Done now, all good.' },
+      ],
+      {
+        pauseBefore: (step, attempt, index) => (step === 1 && attempt === 1 && index === 1 ? 2500 : 0),
+        failAfter: (step, attempt) => (step === 1 && attempt === 1 ? 2 : undefined),
+      },
+    );
+    const agent = defineAgent({ name: `reset-effects-${randomUUID()}`, model, tools: { comment } });
+    const chunks = await withWorker([agent], stream, async (taskQueue) => {
+      const handle = await startAgentRun(env.client, { agent: agent.name, prompt: 'Comment.', taskQueue });
+      const ui = runUIMessageStream({ client: env.client, workflowId: handle.workflowId, stream, pollMs: 1500 });
+      return (await collect(ui)).map((c) => c.chunk);
+    });
+    const types = chunks.map((c) => c.type);
+    // The effect part first came inside step 1 (after its start-step), before the reset removed that step's parts.
+    const firstEffect = types.indexOf('data-chamvi-effect');
+    expect(firstEffect).toBeGreaterThan(types.lastIndexOf('start-step'));
+    expect(firstEffect).toBeLessThan(types.indexOf('reset-step'));
+    const message = await finalMessage(chunks);
+    expect(texts(message)).toEqual(['Posting.', 'Done now, all good.']);
+    expect(message?.parts.filter((p) => p.type === 'data-chamvi-effect')).toHaveLength(1);
+  }, 60_000);
+});
+
 describe('a worker without a stream', () => {
   it('calls the model without streaming, as before (a model that cannot stream still runs)', async () => {
     const model = Object.assign(scriptedModel([{ text: 'No stream.' }]), {

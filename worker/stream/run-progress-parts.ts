@@ -56,7 +56,7 @@ export class RunProgressParts {
     for (const report of reports) {
       const id = report.toolCallId ?? report.key;
       const chunk: ChamviEffectChunk = { type: 'data-chamvi-effect', id, data: report };
-      if (this.changed(`effect:${id}`, report)) out.push(chunk);
+      if (this.changed(`effect:${id}`, report, chunk)) out.push(chunk);
     }
     return out;
   }
@@ -68,17 +68,15 @@ export class RunProgressParts {
     for (const request of pending) {
       this.pending.add(request.toolCallId);
       const data = { ...request, status: 'pending' as const };
-      if (this.changed(`approval:${request.toolCallId}`, data)) {
-        const chunk: ChamviApprovalChunk = { type: 'data-chamvi-approval', id: request.toolCallId, data };
-        out.push(chunk);
-      }
+      const chunk: ChamviApprovalChunk = { type: 'data-chamvi-approval', id: request.toolCallId, data };
+      if (this.changed(`approval:${request.toolCallId}`, data, chunk)) out.push(chunk);
     }
     for (const toolCallId of [...this.pending]) {
       if (now.has(toolCallId)) continue;
       this.pending.delete(toolCallId);
       const data = { status: 'decided' as const, toolCallId };
-      this.changed(`approval:${toolCallId}`, data);
       const chunk: ChamviApprovalChunk = { type: 'data-chamvi-approval', id: toolCallId, data };
+      this.changed(`approval:${toolCallId}`, data, chunk);
       out.push(chunk);
     }
     return out;
