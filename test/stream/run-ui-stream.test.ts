@@ -19,7 +19,7 @@ import { PostgresRunStreamStore } from '../../src/stream/postgres-run-stream.js'
 import type { RunStreamStore } from '../../src/stream/run-stream-store.js';
 import { SqliteRunStreamStore } from '../../src/stream/sqlite-run-stream.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
-import { createAgentWorker, startAgentRun, type AgentEntry } from '../../worker/index.js';
+import { createAgentWorker, decideApproval, startAgentRun, type AgentEntry } from '../../worker/index.js';
 import { runUIMessageStream } from '../../worker/stream/run-ui-message-stream.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';
 import { dropTables } from './fixtures/drop-tables.js';
@@ -64,6 +64,7 @@ async function withWorker<T>(
   agents: AgentEntry[],
   stream: RunStreamStore | undefined,
   run: (taskQueue: string) => Promise<T>,
+  approvalSecret?: string,
 ): Promise<T> {
   const taskQueue = `q-${randomUUID()}`;
   const worker = await createAgentWorker({
@@ -71,6 +72,7 @@ async function withWorker<T>(
     taskQueue,
     agents,
     store: new MemoryEffectStore(),
+    ...(approvalSecret !== undefined ? { approvalSecret } : {}),
     ...(stream !== undefined ? { stream } : {}),
     workerOptions: { workflowBundle: bundle },
   });
@@ -270,6 +272,60 @@ describe('effect parts and a retried step', () => {
     const message = await finalMessage(chunks);
     expect(texts(message)).toEqual(['Posting.', 'Done now, all good.']);
     expect(message?.parts.filter((p) => p.type === 'data-chamvi-effect')).toHaveLength(1);
+  }, 60_000);
+});
+
+describe('approvals in the UI stream', () => {
+  it('shows a pending approval as a data-chamvi-approval part, then the same part decided, then the outcome', async () => {
+    const stream = postgres();
+    const secret = 'stream-test-approval-secret-0123456789';
+    const applied: string[] = [];
+    const comment = defineEffectTool({
+      description: 'Posts a comment.',
+      inputSchema: z.object({ body: z.string() }),
+      execute: ({ body }) => {
+        applied.push(body);
+        return Promise.resolve({ id: 1 });
+      },
+    });
+    const model = streamingModel(
+      [{ text: 'Asking first.', toolCalls: [{ toolName: 'comment', input: { body: 'hi' } }] }, { text: 'Posted.' }],
+      { delayMs: 5 },
+    );
+    const agent = defineAgent({ name: `approve-${randomUUID()}`, model, tools: { comment } });
+    const registration = { agent, toolApproval: { comment: 'user-approval' as const } };
+    const chunks = await withWorker(
+      [registration],
+      stream,
+      async (taskQueue) => {
+        const handle = await startAgentRun(env.client, { agent: agent.name, prompt: 'Comment.', taskQueue });
+        const ui = runUIMessageStream({ client: env.client, workflowId: handle.workflowId, stream, pollMs: 200 });
+        const reader = ui.getReader();
+        const seen: UIMessageChunk[] = [];
+        for (;;) {
+          const next = await reader.read();
+          if (next.done) throw new Error('the stream ended before the approval was pending');
+          seen.push(next.value);
+          if (next.value.type === 'data-chamvi-approval') break;
+        }
+        expect(applied).toEqual([]);
+        await decideApproval(env.client, handle.workflowId, { toolCallId: 'call-0-0', approved: true, secret });
+        for (let next = await reader.read(); !next.done; next = await reader.read()) seen.push(next.value);
+        return seen;
+      },
+      secret,
+    );
+    expect(applied).toEqual(['hi']);
+    const approvals = chunks.filter((c) => c.type === 'data-chamvi-approval');
+    expect(approvals[0]).toMatchObject({ id: 'call-0-0', data: { status: 'pending', toolName: 'comment' } });
+    expect(approvals.at(-1)).toMatchObject({ id: 'call-0-0', data: { status: 'decided' } });
+    const message = await finalMessage(chunks);
+    const parts = message?.parts.filter((p) => p.type === 'data-chamvi-approval') ?? [];
+    expect(parts).toHaveLength(1);
+    expect(parts[0]).toMatchObject({ data: { status: 'decided' } });
+    expect(message?.parts.find((p) => p.type === 'data-chamvi-effect')).toMatchObject({
+      data: { outcome: 'executed' },
+    });
   }, 60_000);
 });
 
