@@ -1,3 +1,4 @@
+import { existsSync, rmSync } from 'node:fs';
 import { Octokit } from '@octokit/rest';
 import { createDemoCommentTool } from '../../demo/tools.js';
 import { defineAgent } from '../../src/index.js';
@@ -19,6 +20,11 @@ export interface ChatAgentConfig {
   readonly markerSecret: string;
   /** Milliseconds per streamed word of the scripted model. Default 120. */
   readonly tokenMs?: number;
+  /**
+   * A file that, when it exists right after a comment was posted, makes this process remove it and
+   * SIGKILL itself before the comment's result is recorded: the crash window, on demand.
+   */
+  readonly crashFlag?: string;
 }
 
 /**
@@ -28,6 +34,16 @@ export interface ChatAgentConfig {
  */
 export function chatAgentRegistration(config: ChatAgentConfig): AgentRegistration {
   const octokit = new Octokit({ baseUrl: config.githubUrl, auth: config.token ?? 'bot-token' });
+  const { crashFlag } = config;
+  if (crashFlag !== undefined) {
+    octokit.hook.after('request', (_response, options) => {
+      // options.url is the route template (/repos/{owner}/{repo}/issues/{issue_number}/comments)
+      if (options.method !== 'POST' || !/\/comments$/.test(options.url) || !existsSync(crashFlag)) return;
+      rmSync(crashFlag, { force: true });
+      process.stdout.write('crash: comment posted; SIGKILL before its result is recorded\n');
+      process.kill(process.pid, 'SIGKILL');
+    });
+  }
   const agent = defineAgent({
     name: CHAT_AGENT,
     model: chatModel(config.tokenMs !== undefined ? { tokenMs: config.tokenMs } : {}),

@@ -20,7 +20,13 @@ export interface ChatServerOptions {
   /** The tracker's issues with their comment counts, shown beside the chat. */
   readonly issues: () => Array<{ number: number; title: string; comments: number }>;
   /** The worker process the page's "Kill worker" button SIGKILLs (the launcher restarts it). */
-  readonly worker?: { pid(): number | undefined; kill(): void; restarts(): number };
+  readonly worker?: {
+    pid(): number | undefined;
+    restarts(): number;
+    kill(): void;
+    crashAfterNextComment(): void;
+    crashArmed(): boolean;
+  };
   readonly port?: number;
 }
 
@@ -45,7 +51,8 @@ async function body(req: IncomingMessage): Promise<Record<string, unknown>> {
  * message stream as server-sent events (as `createUIMessageStreamResponse` sends it);
  * `GET /api/runs/<id>` its state (effects, pending approvals); `POST /api/runs/<id>/approvals/<call>`
  * `{ approved, reason? }` decides a pending call with a signed token; `GET /api/info` the tracker
- * and worker; `POST /api/worker/kill` SIGKILLs the worker.
+ * and worker; `POST /api/worker/kill` SIGKILLs the worker, `POST /api/worker/crash-after-comment`
+ * makes it die right after it posts the next comment.
  */
 export class ChatServer {
   private readonly http: LocalHttpServer;
@@ -93,13 +100,17 @@ export class ChatServer {
       const worker = this.options.worker;
       return sendJson(res, 200, {
         issues: this.options.issues(),
-        worker: worker === undefined ? null : { pid: worker.pid() ?? null, restarts: worker.restarts() },
+        worker:
+          worker === undefined
+            ? null
+            : { pid: worker.pid() ?? null, restarts: worker.restarts(), crashArmed: worker.crashArmed() },
       });
     }
-    if (req.method === 'POST' && pathname === '/api/worker/kill') {
-      if (this.options.worker === undefined) throw new HttpError(404, 'no worker process to kill');
-      this.options.worker.kill();
-      return sendJson(res, 200, { killed: true });
+    if (req.method === 'POST' && (pathname === '/api/worker/kill' || pathname === '/api/worker/crash-after-comment')) {
+      if (this.options.worker === undefined) throw new HttpError(404, 'no worker process');
+      if (pathname.endsWith('/kill')) this.options.worker.kill();
+      else this.options.worker.crashAfterNextComment();
+      return sendJson(res, 200, { done: true });
     }
     if (req.method === 'POST' && pathname === '/api/runs') {
       const { message } = await body(req);

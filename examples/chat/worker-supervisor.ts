@@ -1,4 +1,4 @@
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startChild, waitForLine, type Child } from '../../demo/child-processes.js';
@@ -16,7 +16,7 @@ export interface ChatWorkerConfig {
   readonly workflowBundle?: string;
   /** Milliseconds per streamed word of the scripted model. */
   readonly tokenMs?: number;
-  /** Folder of the logs (worker-<n>.log). */
+  /** Folder of the logs (worker-<n>.log) and of the crash flag. */
   readonly logDir: string;
 }
 
@@ -35,6 +35,7 @@ export class WorkerSupervisor {
 
   /** Starts the first worker; resolves once it polls. */
   async start(): Promise<void> {
+    rmSync(this.crashFlag, { force: true }); // armed by an earlier launch that did not use it
     await this.spawn();
   }
 
@@ -51,6 +52,23 @@ export class WorkerSupervisor {
   /** SIGKILLs the running worker: nothing it was doing is finished or recorded by it. */
   kill(): void {
     this.current?.process.kill('SIGKILL');
+  }
+
+  /**
+   * Arms the crash window: the worker that posts the next comment SIGKILLs itself right after the
+   * post, before the result is recorded (and the next worker's retry has to reconcile it).
+   */
+  crashAfterNextComment(): void {
+    writeFileSync(this.crashFlag, 'armed\n');
+  }
+
+  /** True while the crash window is armed and no comment has used it yet. */
+  crashArmed(): boolean {
+    return existsSync(this.crashFlag);
+  }
+
+  private get crashFlag(): string {
+    return join(this.config.logDir, 'crash-after-next-comment');
   }
 
   /** Resolves once a worker started after this call polls. */
@@ -78,6 +96,7 @@ export class WorkerSupervisor {
       CHAT_MARKER_SECRET: config.markerSecret,
       ...(config.workflowBundle !== undefined ? { CHAT_WORKFLOW_BUNDLE: config.workflowBundle } : {}),
       ...(config.tokenMs !== undefined ? { CHAT_TOKEN_MS: String(config.tokenMs) } : {}),
+      CHAT_CRASH_FLAG: this.crashFlag,
     };
     const loader = process.execArgv.some((a) => a.includes('tsx')) ? process.execArgv : ['--import', 'tsx'];
     const child = startChild(process.execPath, [...loader, script], { env, stdio: ['ignore', 'pipe', 'pipe'] });

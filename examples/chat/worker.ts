@@ -3,7 +3,8 @@
 //   TEMPORAL_ADDRESS, CHAT_TASK_QUEUE, CHAT_STORE (a store spec: the effect store, the conversation
 //   and the run stream), CHAT_GITHUB_URL, CHAMVI_APPROVAL_SECRET,
 //   CHAT_MARKER_SECRET, CHAT_TOKEN_MS (ms per streamed word), CHAT_WORKFLOW_BUNDLE (a prebuilt
-//   workflow bundle, so a restarted worker polls within a second or two instead of bundling again).
+//   workflow bundle, so a restarted worker polls within a second or two instead of bundling again),
+//   CHAT_CRASH_FLAG (a file that, present right after a comment is posted, makes the worker die).
 import { createAgentWorker } from '../../worker/index.js';
 import { chatAgentRegistration } from './chat-agent.js';
 
@@ -15,6 +16,7 @@ function required(name: string): string {
 
 const tokenMs = process.env['CHAT_TOKEN_MS'];
 const bundle = process.env['CHAT_WORKFLOW_BUNDLE'];
+const crashFlag = process.env['CHAT_CRASH_FLAG'];
 const worker = await createAgentWorker({
   address: required('TEMPORAL_ADDRESS'),
   taskQueue: required('CHAT_TASK_QUEUE'),
@@ -28,6 +30,7 @@ const worker = await createAgentWorker({
       githubUrl: required('CHAT_GITHUB_URL'),
       markerSecret: required('CHAT_MARKER_SECRET'),
       ...(tokenMs !== undefined ? { tokenMs: Number(tokenMs) } : {}),
+      ...(crashFlag !== undefined ? { crashFlag } : {}),
     }),
   ],
   // A SIGKILLed worker never says goodbye: its sticky workflow tasks go to the shared queue after

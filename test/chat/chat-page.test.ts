@@ -120,6 +120,7 @@ describe('the chat page (examples/chat) in headless Chromium', () => {
     expect(example.comments(1)).toBe(1);
     await page.locator('#effects tbody tr').first().waitFor();
     expect(await page.locator('#effects tbody').innerText()).toMatch(/comment\s+(executed|reconciled)\s+\d/);
+    await page.locator('[data-testid=assistant]:not(.streaming)').waitFor();
     await page.screenshot({ path: join(shots, 'chat-finished.png') });
 
     // The kill did interrupt a step: an activity (the streaming model step) ran a second attempt.
@@ -128,6 +129,30 @@ describe('the chat page (examples/chat) in headless Chromium', () => {
     expect(Math.max(...attempts)).toBeGreaterThanOrEqual(2);
     await page.close();
   }, 180_000);
+
+  it('a worker SIGKILLed right after posting the comment, before recording it: the retry reconciles it, one comment', async () => {
+    const issue = example.github.tracker.createIssue(CHAT_REPO.owner, CHAT_REPO.repo, {
+      title: 'Widget list is slow with 10k widgets',
+      login: 'carol',
+    }).number;
+    const page = await browser.newPage({ viewport: { width: 1180, height: 720 } });
+    await sendMessage(page, `Please answer issue #${issue}.`);
+    const approve = page.locator('button[data-action=approve]');
+    await approve.waitFor({ timeout: 30_000 });
+    await page.click('#crash-after-comment');
+    await page.locator('#crash-after-comment[data-armed="true"]').waitFor();
+    const next = example.worker.nextReady();
+    await approve.click();
+    await within(next, 60_000, 'no new worker polled within 60 s of the crash');
+    await page.locator(`[data-testid="tool-comment-${issue}"][data-outcome="reconciled"]`).waitFor({ timeout: 60_000 });
+    await page.locator('#run-status[data-status="completed"]').waitFor({ timeout: 60_000 });
+    expect(await page.getByTestId(`tool-comment-${issue}`).innerText()).toContain('2 attempts');
+    expect(example.comments(issue)).toBe(1);
+    await page.locator(`[data-testid="issue-${issue}-comments"]`, { hasText: '1' }).waitFor();
+    await page.locator('[data-testid=assistant]:not(.streaming)').waitFor();
+    await page.screenshot({ path: join(shots, 'chat-reconciled.png') });
+    await page.close();
+  }, 150_000);
 
   it('a denied comment posts nothing: the call shows denied and the model says so', async () => {
     const issue = example.github.tracker.createIssue(CHAT_REPO.owner, CHAT_REPO.repo, {

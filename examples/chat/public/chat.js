@@ -231,6 +231,8 @@ async function pollInfo() {
       const info = await (await fetch('/api/info')).json();
       $('worker-pid').textContent = info.worker?.pid ? `pid ${info.worker.pid}` : 'restarting…';
       $('worker-restarts').textContent = String(info.worker?.restarts ?? 0);
+      $('crash-after-comment').textContent = info.worker?.crashArmed ? 'Crash armed' : 'Crash after next comment';
+      $('crash-after-comment').dataset.armed = String(Boolean(info.worker?.crashArmed));
       $('issues').innerHTML = info.issues
         .map(
           (i) =>
@@ -261,6 +263,11 @@ $('messages').addEventListener('click', (event) => {
   if (button) void decide(button.dataset.call, button.dataset.action === 'approve');
 });
 $('kill-worker').addEventListener('click', () => void fetch('/api/worker/kill', { method: 'POST' }));
+$('crash-after-comment').addEventListener('click', async () => {
+  await fetch('/api/worker/crash-after-comment', { method: 'POST' });
+  $('crash-after-comment').textContent = 'Crash armed';
+  $('crash-after-comment').dataset.armed = 'true';
+});
 
 const resumed = new URL(window.location.href).searchParams.get('run');
 if (resumed) attach(resumed, '');
