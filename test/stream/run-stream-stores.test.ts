@@ -153,6 +153,7 @@ describe('the SQLite run stream', () => {
   it('prunes batches past their retention', async () => {
     const store = open(() => new SqliteRunStreamStore(join(dir, `${randomUUID()}.db`), { retentionMs: 1 }));
     const run = randomUUID();
+    await store.prune(); // so the append's hourly prune does not run first
     await store.append(ref(run), [{ type: 'text-delta', id: 't', delta: 'a' }]);
     await new Promise((r) => setTimeout(r, 20));
     expect(await store.prune()).toBe(1);
