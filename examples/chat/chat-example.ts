@@ -104,9 +104,9 @@ export async function startChatExample(options: ChatExampleOptions = {}): Promis
       client,
       taskQueue,
       approvalSecret,
-      // Effects and approvals come from GET /api/runs/<id> (queries under a gRPC deadline), not from
-      // the stream's data-chamvi-* parts: their queries are raced, not cancelled, and a query sent
-      // while no worker runs stays in the client's retry loop past a close of the connection.
+      // Effects and approvals come from GET /api/runs/<id> (the page polls it for the run's status
+      // anyway), so the stream leaves out its data-chamvi-* parts, which would ask the same two
+      // queries again for every open page.
       openStream: (workflowId) => runUIMessageStream({ client, workflowId, stream, pollMs: 500, progressParts: false }),
       issues: () =>
         github.tracker
