@@ -104,12 +104,17 @@ export class WorkerSupervisor {
     child.process.stdout?.pipe(log, { end: false });
     child.process.stderr?.pipe(log, { end: false });
     this.current = child;
+    let ready = false;
     void child.exited.then((how) => {
       log.end(`\nchat worker ${n} ended: ${String(how)}\n`);
       if (this.current === child) this.current = undefined;
-      if (!this.stopping) void this.spawn().catch((error: unknown) => process.stderr.write(`chat: ${String(error)}\n`));
+      // Only a worker that did poll is replaced: one that dies while starting would die again.
+      if (ready && !this.stopping) {
+        void this.spawn().catch((error: unknown) => process.stderr.write(`chat: ${String(error)}\n`));
+      }
     });
     await waitForLine(child, 'ready', 120_000);
+    ready = true;
     for (const resolve of this.readyWaiters.splice(0)) resolve();
   }
 }
