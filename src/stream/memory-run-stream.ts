@@ -7,6 +7,7 @@ import {
   type RunStreamWriterRef,
 } from './run-stream-store.js';
 import { abortableWait } from './wait.js';
+import { RunWaiters } from './run-waiters.js';
 
 /**
  * A {@link RunStreamStore} in this process's memory, for tests and single-process setups: the
@@ -14,7 +15,7 @@ import { abortableWait } from './wait.js';
  */
 export class MemoryRunStreamStore implements RunStreamStore {
   private readonly runs = new Map<string, Array<RunStreamBatch & { readonly at: number }>>();
-  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly waiters = new RunWaiters();
 
   constructor(private readonly options: { readonly retentionMs?: number } = {}) {}
 
@@ -25,7 +26,7 @@ export class MemoryRunStreamStore implements RunStreamStore {
     const cursor = (log.at(-1)?.cursor ?? 0) + 1;
     // A copy: the caller may reuse its array.
     log.push({ ...ref, cursor, parts: structuredClone([...parts]), at: Date.now() });
-    this.wake(ref.runId);
+    this.waiters.wake(ref.runId);
     return Promise.resolve(cursor);
   }
 
@@ -43,12 +44,7 @@ export class MemoryRunStreamStore implements RunStreamStore {
   /** {@inheritDoc RunStreamStore.waitForAppend} */
   waitForAppend(runId: string, after: number, signal?: AbortSignal): Promise<void> {
     if ((this.runs.get(runId)?.at(-1)?.cursor ?? 0) > after) return Promise.resolve();
-    return abortableWait(signal, undefined, (wake) => {
-      let set = this.waiters.get(runId);
-      if (set === undefined) this.waiters.set(runId, (set = new Set()));
-      set.add(wake);
-      return () => set.delete(wake);
-    });
+    return abortableWait(signal, undefined, (wake) => this.waiters.add(runId, wake));
   }
 
   /** {@inheritDoc RunStreamStore.prune} */
@@ -66,15 +62,7 @@ export class MemoryRunStreamStore implements RunStreamStore {
 
   /** {@inheritDoc RunStreamStore.close} */
   close(): Promise<void> {
-    for (const set of this.waiters.values()) for (const wake of set) wake();
-    this.waiters.clear();
+    this.waiters.wakeAll();
     return Promise.resolve();
-  }
-
-  private wake(runId: string): void {
-    const set = this.waiters.get(runId);
-    if (set === undefined) return;
-    this.waiters.delete(runId);
-    for (const wake of set) wake();
   }
 }

@@ -1,4 +1,3 @@
-import { MissingPeerDependencyError } from '../errors/errors.js';
 import type { PgPoolConfig } from '../stores/postgres-types.js';
 import {
   DEFAULT_STREAM_READ_LIMIT,
@@ -10,7 +9,9 @@ import {
   type RunStreamWriterRef,
 } from './run-stream-store.js';
 import { abortableWait } from './wait.js';
+import { RunWaiters } from './run-waiters.js';
 import { postgresStreamSql } from './postgres-stream-sql.js';
+import { loadPg, type PgClientLike, type PgPoolLike } from './postgres-stream-pg.js';
 
 /** What {@link PostgresRunStreamStore} takes. */
 export interface PostgresRunStreamOptions {
@@ -31,28 +32,6 @@ export interface PostgresRunStreamOptions {
 /** Default safety read of a PostgreSQL stream reader: every 30 s without a notification. */
 export const DEFAULT_PG_STREAM_SAFETY_POLL_MS = 30_000;
 
-interface PgResult {
-  readonly rows: unknown[];
-  readonly rowCount: number | null;
-}
-interface PgQuery {
-  query(config: { text: string; values?: unknown[]; query_timeout?: number }): Promise<PgResult>;
-}
-interface PgPoolLike extends PgQuery {
-  end(): Promise<void>;
-  on(event: 'error', listener: (error: Error) => void): unknown;
-}
-interface PgClientLike extends PgQuery {
-  connect(): Promise<void>;
-  end(): Promise<void>;
-  on(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): unknown;
-  on(event: 'error' | 'end', listener: (error?: Error) => void): unknown;
-}
-interface PgModule {
-  readonly Pool: new (config: PgPoolConfig) => PgPoolLike;
-  readonly Client: new (config: PgPoolConfig) => PgClientLike;
-}
-
 const QUERY_TIMEOUT_MS = 10_000;
 
 /**
@@ -65,10 +44,9 @@ const QUERY_TIMEOUT_MS = 10_000;
 export class PostgresRunStreamStore implements RunStreamStore {
   private readonly table: string;
   private readonly sql: ReturnType<typeof postgresStreamSql>;
-  private pg: Promise<PgModule> | undefined;
   private pool: Promise<PgPoolLike> | undefined;
   private listener: Promise<PgClientLike> | undefined;
-  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly waiters = new RunWaiters();
   private lastPrune = 0;
   private closed = false;
 
@@ -123,13 +101,7 @@ export class PostgresRunStreamStore implements RunStreamStore {
     // Subscribed before the check: a batch committed between the two still wakes this reader.
     const woken = abortableWait(signal, this.options.safetyPollMs ?? DEFAULT_PG_STREAM_SAFETY_POLL_MS, (done) => {
       wake = done;
-      let set = this.waiters.get(runId);
-      if (set === undefined) this.waiters.set(runId, (set = new Set()));
-      set.add(done);
-      return () => {
-        set.delete(done);
-        if (set.size === 0 && this.waiters.get(runId) === set) this.waiters.delete(runId);
-      };
+      return this.waiters.add(runId, done);
     });
     const pool = await this.ready();
     const { rows } = await pool.query({ text: this.sql.last, values: [runId], query_timeout: QUERY_TIMEOUT_MS });
@@ -153,7 +125,7 @@ export class PostgresRunStreamStore implements RunStreamStore {
   /** {@inheritDoc RunStreamStore.close} */
   async close(): Promise<void> {
     this.closed = true;
-    this.wakeAll();
+    this.waiters.wakeAll();
     const listener = this.listener;
     const pool = this.pool;
     this.listener = undefined;
@@ -162,22 +134,10 @@ export class PostgresRunStreamStore implements RunStreamStore {
     await pool?.then((p) => p.end()).catch(() => undefined);
   }
 
-  private module(): Promise<PgModule> {
-    this.pg ??= import('pg').then(
-      // pg is CommonJS: its exports arrive as the default export.
-      (loaded) => loaded.default as unknown as PgModule,
-      (error: unknown) => {
-        this.pg = undefined;
-        throw new MissingPeerDependencyError('pg', 'The PostgreSQL run stream', { cause: error });
-      },
-    );
-    return this.pg;
-  }
-
   /** The pool, with the table created. */
   private ready(): Promise<PgPoolLike> {
     if (this.closed) return Promise.reject(new Error('PostgresRunStreamStore is closed'));
-    this.pool ??= this.module().then(async ({ Pool }) => {
+    this.pool ??= loadPg().then(async ({ Pool }) => {
       const pool = new Pool({
         connectionTimeoutMillis: 3000,
         max: 4,
@@ -203,7 +163,7 @@ export class PostgresRunStreamStore implements RunStreamStore {
   /** The listening connection, connected and `LISTEN`ing. */
   private listening(): Promise<PgClientLike> {
     if (this.closed) return Promise.reject(new Error('PostgresRunStreamStore is closed'));
-    const current = (this.listener ??= this.module().then(async ({ Client }) => {
+    const current = (this.listener ??= loadPg().then(async ({ Client }) => {
       const client = new Client({
         connectionTimeoutMillis: 3000,
         ...this.options.pool,
@@ -212,13 +172,13 @@ export class PostgresRunStreamStore implements RunStreamStore {
       const lost = (): void => {
         if (this.listener === current) this.listener = undefined;
         // Whatever was notified while no one listened: every reader reads again.
-        this.wakeAll();
+        this.waiters.wakeAll();
         void client.end().catch(() => undefined);
       };
       client.on('error', lost);
       client.on('end', lost);
       client.on('notification', (message) => {
-        if (message.channel === this.table && message.payload !== undefined) this.wake(message.payload);
+        if (message.channel === this.table && message.payload !== undefined) this.waiters.wake(message.payload);
       });
       await client.connect();
       await client.query({ text: `LISTEN "${this.table}"`, query_timeout: QUERY_TIMEOUT_MS });
@@ -228,16 +188,6 @@ export class PostgresRunStreamStore implements RunStreamStore {
       if (this.listener === current) this.listener = undefined;
       throw error;
     });
-  }
-
-  private wake(runId: string): void {
-    const set = this.waiters.get(runId);
-    if (set === undefined) return;
-    for (const done of [...set]) done();
-  }
-
-  private wakeAll(): void {
-    for (const set of [...this.waiters.values()]) for (const done of [...set]) done();
   }
 }
 
