@@ -10,14 +10,17 @@ import type { RunStreamBatch, RunStreamPart } from './run-stream-store.js';
  * A retried step: the first batch of a newer attempt of the step being shown emits `reset-step`,
  * which AI SDK's UI message reader answers by removing every part of the current step; the
  * newer attempt's text follows. So a retried step's partial text is replaced, never appended.
- * Batches of an attempt already replaced (a zombie that still writes) and of steps already
- * passed are dropped.
+ * Batches of an attempt already replaced (a zombie that still writes), of steps already passed
+ * and of executions already passed (a zombie of the execution before a continue-as-new or reset)
+ * are dropped.
  */
 export class RunStreamUIState {
   private step: number | undefined;
   private execution: string | undefined;
   private attempt = 0;
   private stepOpen = false;
+  /** Executions the view moved past: what they still write comes from zombie attempts. */
+  private readonly passed = new Set<string>();
   private readonly openText = new Set<string>();
   private readonly openReasoning = new Set<string>();
   private readonly openTools = new Set<string>();
@@ -26,7 +29,11 @@ export class RunStreamUIState {
   batch(batch: RunStreamBatch): UIMessageChunk[] {
     const out: UIMessageChunk[] = [];
     const sameExecution = batch.execution === this.execution;
+    // An activity of an earlier execution may outlive it (a timed-out attempt beside its retry,
+    // then continue-as-new or a reset): its batches must not open a step between the new ones.
+    if (this.passed.has(batch.execution)) return out;
     if (this.step === undefined || !sameExecution || batch.step > this.step) {
+      if (this.execution !== undefined && !sameExecution) this.passed.add(this.execution);
       // A new step (or a reset's new execution, shown as a new step after what was shown).
       out.push(...this.endStep(), { type: 'start-step' });
       this.begin(batch);
