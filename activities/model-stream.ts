@@ -54,7 +54,13 @@ export async function streamModelCall(
   const context = Context.current();
   const writer = new RunStreamWriter(
     store,
-    { ...ref, attempt: context.info.attempt, execution: context.info.workflowExecution?.runId ?? '' },
+    // Named one by one: `ref` is the step's input (with its conversation), which no batch should carry.
+    {
+      runId: ref.runId,
+      step: ref.step,
+      attempt: context.info.attempt,
+      execution: context.info.workflowExecution?.runId ?? '',
+    },
     (message, meta) => {
       context.log.warn(message, { parts: meta.parts });
     },

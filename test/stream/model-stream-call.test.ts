@@ -1,0 +1,97 @@
+// The streaming model call of a step (activities/model-stream.ts) in a Temporal mock activity
+// context, against real AI SDK parts (@ai-sdk/openai on a local stand-in of its API, the demo's
+// scripted model): it returns what generateText returns, a provider's 401 maps to the same
+// non-retryable ModelCallRejectedError, a store that refuses every write changes nothing of the
+// result, and a batch carries the writer's ref only (not the step's input with its conversation).
+import { describe, expect, it } from '@jest/globals';
+import { createOpenAI } from '@ai-sdk/openai';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { isStepCount, type ModelMessage } from 'ai';
+import { callModel, type ModelCallOutcome } from '../../activities/model-stream.js';
+import { modelCallFailure } from '../../activities/model-call-error.js';
+import { scriptedModel } from '../../demo/scripted-model.js';
+import { MemoryRunStreamStore } from '../../src/stream/memory-run-stream.js';
+import type { RunStreamStore } from '../../src/stream/run-stream-store.js';
+import { startProviderApi } from '../operations/fixtures/provider-api.js';
+
+const messages: ModelMessage[] = [{ role: 'user', content: 'Hello?' }];
+const settings = (model: Parameters<typeof callModel>[0]['model']): Parameters<typeof callModel>[0] => ({
+  model,
+  messages,
+  stopWhen: isStepCount(1),
+  maxRetries: 0,
+});
+const scope = { agent: 'asker', step: 0, model: 'openai' };
+
+/** A store whose every append fails, as a database that went away would. */
+const refusing = (): RunStreamStore & { tries: number } => {
+  const store = Object.assign(new MemoryRunStreamStore(), { tries: 0 });
+  store.append = () => {
+    store.tries++;
+    return Promise.reject(new Error('connection refused'));
+  };
+  return store;
+};
+
+const outcome = async (model: Parameters<typeof callModel>[0]['model'], stream?: RunStreamStore) => {
+  const env = new MockActivityEnvironment({ attempt: 1 });
+  const r: ModelCallOutcome = await env.run(() => callModel(settings(model), stream, { runId: 'run-1', step: 0 }));
+  return { text: r.text, finishReason: r.finishReason, toolCalls: r.toolCalls, messages: r.response.messages };
+};
+
+describe('the streaming model call of a step', () => {
+  it('returns what generateText returns for the same scripted model, tool calls included', async () => {
+    const script = [{ text: 'Posting it.', toolCalls: [{ toolName: 'post', input: { text: 'hi' } }] }];
+    const plain = await outcome(scriptedModel(script));
+    const streamed = await outcome(scriptedModel(script), new MemoryRunStreamStore());
+    expect(plain.toolCalls).toHaveLength(1);
+    expect(streamed).toEqual(plain);
+  });
+
+  it('returns the same result when the store refuses every write (the stream is display-only)', async () => {
+    const script = [{ text: 'Still answered.' }];
+    const store = refusing();
+    const streamed = await outcome(scriptedModel(script), store);
+    expect(store.tries).toBeGreaterThan(0);
+    expect(streamed).toEqual(await outcome(scriptedModel(script)));
+  });
+
+  it("maps a provider's 401 to the non-retryable ModelCallRejectedError, as without a stream", async () => {
+    const api = await startProviderApi([{ status: 401, message: 'Incorrect API key provided: sk-test.' }]);
+    try {
+      const model = createOpenAI({ baseURL: api.baseUrl, apiKey: 'sk-test' })('gpt-4o-mini');
+      const failure = async (stream?: RunStreamStore) => {
+        const env = new MockActivityEnvironment({ attempt: 1 });
+        const error = await env
+          .run(() => callModel(settings(model), stream, { runId: 'run-1', step: 0 }))
+          .then(
+            () => undefined,
+            (e: unknown) => modelCallFailure(e, scope),
+          );
+        return error as { name?: string; message?: string };
+      };
+      const plain = await failure();
+      const streamed = await failure(new MemoryRunStreamStore());
+      // The failure policy makes ModelCallRejectedError non-retryable by its name (common/failure-policy.ts).
+      expect(plain?.name).toBe('ModelCallRejectedError');
+      expect(streamed?.name).toBe('ModelCallRejectedError');
+      expect(streamed?.message).toBe(plain?.message);
+      expect(streamed?.message).toContain('401');
+    } finally {
+      await api.close();
+    }
+  });
+
+  it("writes batches that carry the writer's ref only, not the rest of the step's input", async () => {
+    const store = new MemoryRunStreamStore();
+    const env = new MockActivityEnvironment({ attempt: 2 });
+    const input = { runId: 'run-2', step: 3, agent: 'asker', messages: [{ role: 'user', content: 'a long history' }] };
+    await env.run(() => callModel(settings(scriptedModel([{ text: 'Short.' }, {}, {}, {}])), store, input));
+    const batches = await store.read('run-2', 0);
+    expect(batches.length).toBeGreaterThan(0);
+    for (const batch of batches) {
+      expect(Object.keys(batch).sort()).toEqual(['attempt', 'cursor', 'execution', 'parts', 'runId', 'step']);
+      expect(batch).toMatchObject({ runId: 'run-2', step: 3, attempt: 2 });
+    }
+  });
+});
