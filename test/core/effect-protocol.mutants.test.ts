@@ -8,6 +8,7 @@ import {
   defineEffectTool,
   defaultEffectKey,
   EffectResultNotSerializableError,
+  EffectStoreError,
   inputFingerprint,
   InvalidEffectKeyError,
   MemoryEffectStore,
@@ -411,5 +412,82 @@ describe('an applied effect whose result cannot be serialised', () => {
     await expect(go()).rejects.toThrow(EffectResultNotSerializableError);
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(runs).toBe(2);
+  });
+});
+
+describe('the checks around execute', () => {
+  it('a store without claims that cannot be read fails the call with a retryable EffectStoreError saying "read"', async () => {
+    const store = new PlainStore();
+    store.get = () => Promise.reject(new Error('connection refused'));
+    const ctx = makeCtx('r');
+    let runs = 0;
+    const t = defineEffectTool({ inputSchema: z.object({}), execute: async () => ++runs });
+    const error = await applyEffect(
+      { tool: t, toolName: 't', input: {}, ctx, options: callOptions(ctx) },
+      { store, logger: silentLogger },
+    ).catch((e: unknown) => e);
+    expect(EffectStoreError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/Could not read effect .* connection refused/);
+    expect(runs).toBe(0);
+  });
+
+  it('a call whose signal aborted before execute runs nothing, rethrows the reason and gives the claim back', async () => {
+    const store = new MemoryEffectStore();
+    const cancel = new AbortController();
+    const reason = new Error('cancelled');
+    let runs = 0;
+    const t = defineEffectTool({
+      inputSchema: z.object({}),
+      // The attempt is cancelled while its remote check runs.
+      alreadyApplied: async () => void cancel.abort(reason),
+      execute: async () => ++runs,
+    });
+    const go = (signal?: AbortSignal) => {
+      const ctx = makeCtx('r', signal === undefined ? {} : { signal });
+      return applyEffect(
+        { tool: t, toolName: 't', input: {}, ctx, options: callOptions(ctx) },
+        { store, logger: silentLogger, busyWaitMs: 200 },
+      );
+    };
+    await expect(go(cancel.signal)).rejects.toBe(reason);
+    expect(runs).toBe(0);
+    await expect(go()).resolves.toMatchObject({ result: 1, report: { outcome: 'executed' } });
+  });
+
+  it('logs the key and the error when the record cannot be written after the effect', async () => {
+    const store = new FlakyStore();
+    store.failWrites = 1;
+    const metas: unknown[] = [];
+    const ctx = makeCtx('r');
+    const t = defineEffectTool({ inputSchema: z.object({}), effectKey: () => 'k-log', execute: async () => 1 });
+    await applyEffect(
+      { tool: t, toolName: 't', input: {}, ctx, options: callOptions(ctx) },
+      { store, logger: { warn: (_message, meta) => void metas.push(meta) } },
+    );
+    expect(metas).toStrictEqual([{ key: 'k-log', error: 'store unreachable (write)' }]);
+  });
+
+  it("records with a first-writer-wins put when its claim was lost without a record, and returns that put's winner", async () => {
+    class LosingStore extends MemoryEffectStore {
+      override complete(): Promise<FencedResult> {
+        return Promise.resolve({ status: 'lost' });
+      }
+    }
+    const store = new LosingStore();
+    const ctx = makeCtx('r');
+    const t = defineEffectTool({
+      inputSchema: z.object({}),
+      effectKey: () => 'k-lost',
+      execute: async () => {
+        // The attempt that took the key over recorded it meanwhile.
+        await store.put('k-lost', { toolName: 't', result: 'theirs', origin: 'executed' });
+        return 'mine';
+      },
+    });
+    const res = await applyEffect(
+      { tool: t, toolName: 't', input: {}, ctx, options: callOptions(ctx) },
+      { store, logger: silentLogger },
+    );
+    expect(res.result).toBe('theirs');
   });
 });
