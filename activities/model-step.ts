@@ -16,7 +16,7 @@ import { modelCallFailure, modelName } from './model-call-error.js';
 import { mergeActivityOptions } from '../common/activity-options.js';
 import { toolsContextFor } from '../src/agent/tools-context.js';
 import { resolveStepSettings } from './step-settings.js';
-import { stepLimit, stoppedStep } from './stopped-step.js';
+import { stepLimitField, stoppedStep } from './stopped-step.js';
 
 /**
  * The model-step activity: exactly one model call, with the agent's AI SDK settings for the step
@@ -59,7 +59,7 @@ export function createModelStepActivity(registry: AgentRegistry, log: Conversati
         if (settings.stop) {
           // No model step follows: the last step's tool results are stored and the conversation closed.
           await conversation.answer([], 'last');
-          return stoppedStep(agent);
+          return stoppedStep();
         }
         // With a run stream the call streams (streamText) and writes its deltas as they come; same result.
         const result = await callModel(
@@ -123,7 +123,7 @@ export function createModelStepActivity(registry: AgentRegistry, log: Conversati
         }
         const response = result.response.messages as unknown as JsonMessage[];
         // The model's final answer, or the step limit, closes the run's conversation: its retention starts.
-        const last = input.step + 1 >= (input.maxSteps ?? stepLimit(agent));
+        const last = input.step + 1 >= (input.maxSteps ?? agent.maxSteps);
         const answered = toolCalls.length === 0 && refusedCalls.length === 0 ? 'answer' : 'open';
         const stored = await conversation.answer(response, last ? 'last' : answered);
         // Every byte here is in the history once per step: empty lists and option sets are left out.
@@ -133,7 +133,7 @@ export function createModelStepActivity(registry: AgentRegistry, log: Conversati
           finishReason: result.finishReason,
           toolCalls,
           ...(refusedCalls.length > 0 || stored === undefined ? { refusedCalls } : {}),
-          agentMaxSteps: stepLimit(agent),
+          ...stepLimitField(agent),
           ...(await settings.output(result)),
         };
       } finally {

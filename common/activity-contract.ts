@@ -60,8 +60,8 @@ export interface ModelStepResult {
   readonly toolCalls: ToolCallPlan[];
   /** Calls that cannot run (no `execute`), answered to the model as errors (absent: none). */
   readonly refusedCalls?: Array<{ toolCallId: string; toolName: string; message: string }>;
-  /** The agent's own step limit, from its definition on the worker. */
-  readonly agentMaxSteps: number;
+  /** The agent's own step limit, from its definition on the worker (absent: no bound, an agent with `stopWhen` and no `maxSteps`). */
+  readonly agentMaxSteps?: number;
   /**
    * A stop condition of the agent (`stopWhen`) is met by the steps so far: the step made no model
    * call, and the run ends without it (absent: the step ran).

@@ -15,7 +15,7 @@ import {
 import { scriptedModel } from '../../demo/scripted-model.js';
 import { stepHistory } from '../../activities/step-history.js';
 import { stopConditionMet } from '../../activities/stop-conditions.js';
-import { stepLimit } from '../../activities/stopped-step.js';
+import { stepLimitField } from '../../activities/stopped-step.js';
 import type { JsonMessage } from '../../common/index.js';
 import {
   CALLBACK_SETTINGS,
@@ -62,8 +62,9 @@ describe('defineAgent with AI SDK 7 agent settings', () => {
     expect(plain.settings).toEqual({});
     const stopping = defineAgent({ name: 'stopping', model, temperature: 0, stopWhen: hasToolCall('done') });
     expect(stopping.maxSteps).toBe(Infinity);
-    // The model step's answer is JSON: an unbounded agent's limit must not become null there.
-    expect(JSON.parse(JSON.stringify({ limit: stepLimit(stopping) }))).toEqual({ limit: Number.MAX_SAFE_INTEGER });
+    // The model step's answer is JSON (Infinity would become null there): an unbounded agent's limit is left out.
+    expect(stepLimitField(stopping)).toEqual({});
+    expect(stepLimitField(plain)).toEqual({ agentMaxSteps: 20 });
     expect(stopping.settings.temperature).toBe(0);
     expect(defineAgent({ name: 'both', model, stopWhen: isStepCount(3), maxSteps: 5 }).maxSteps).toBe(5);
   });

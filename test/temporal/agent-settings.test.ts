@@ -491,25 +491,30 @@ describe('agent settings on Temporal', () => {
     ];
     const id = randomUUID().slice(0, 8);
     const plain = await runMeasured(defineAgent({ name: `plain-${id}`, model: recordingModel(script).model, tools }));
-    const settled = await runMeasured(
-      defineAgent({
-        name: `setts-${id}`,
-        model: recordingModel(script).model,
-        tools,
-        maxSteps: 20,
-        temperature: 0.2,
-        seed: 1,
-        providerOptions: { scripted: { a: 'b' } },
-        activeTools: ['note', 'finish'],
-        stopWhen: [hasToolCall('finish'), ({ steps }) => steps.length > 10],
-        prepareStep: ({ stepNumber }) => ({ instructions: `Step ${stepNumber}.` }),
-      }),
-    );
+    const settledAgent = defineAgent({
+      name: `setts-${id}`,
+      model: recordingModel(script).model,
+      tools,
+      temperature: 0.2,
+      seed: 1,
+      providerOptions: { scripted: { a: 'b' } },
+      activeTools: ['note', 'finish'],
+      stopWhen: [hasToolCall('finish'), ({ steps }) => steps.length > 10],
+      prepareStep: ({ stepNumber }) => ({ instructions: `Step ${stepNumber}.` }),
+    });
+    // No maxSteps: stopWhen leaves the agent without a bound, which must cost no bytes either.
+    expect(settledAgent.maxSteps).toBe(Infinity);
+    const settled = await runMeasured(settledAgent);
     expect(settled.output.steps).toHaveLength(6);
     expect(plain.output.steps).toHaveLength(6);
-    // Payload for payload the same; the whole history within the few bytes its varints vary by.
-    expect(settled.payloadBytes).toBe(plain.payloadBytes);
-    expect(Math.abs(settled.bytes - plain.bytes)).toBeLessThan(plain.bytes * 0.01);
+    // Payload for payload the same as a plain agent without a bound; the whole history within the
+    // few bytes its varints vary by. Against the default bound (20, sent with every step), fewer.
+    const unbounded = await runMeasured(
+      defineAgent({ name: `unbnd-${id}`, model: recordingModel(script).model, tools, maxSteps: Infinity }),
+    );
+    expect(settled.payloadBytes).toBe(unbounded.payloadBytes);
+    expect(Math.abs(settled.bytes - unbounded.bytes)).toBeLessThan(unbounded.bytes * 0.01);
+    expect(settled.payloadBytes).toBeLessThanOrEqual(plain.payloadBytes);
   });
 
   it('a prepareStep that returns toolsContext fails the run with UnsupportedAgentSettingError, not retried', async () => {
