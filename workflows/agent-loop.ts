@@ -192,7 +192,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
       })),
     });
     setCurrentDetails(describeEffects(run.runId, effects));
-    const maxSteps = options.maxSteps ?? result.agentMaxSteps;
+    const maxSteps = options.maxSteps ?? result.agentMaxSteps ?? Infinity;
     // Invalid calls were answered by the model step itself (a tool message with their errors).
     const answered = answers.length > 0 || conversation.endsWithToolMessage();
     if (!answered || steps.length >= maxSteps) break;
