@@ -27,6 +27,8 @@ export class RunProgressParts {
   private readonly sent = new Map<string, string>();
   private readonly last = new Map<string, UIMessageChunk>();
   private readonly pending = new Set<string>();
+  /** The run followed, once known: answers about another run under the workflow id (it reused the id) are dropped. */
+  runId: string | undefined;
 
   /** @param stop cancels the queries in flight (the stream ended). */
   constructor(
@@ -47,7 +49,9 @@ export class RunProgressParts {
       this.progress(),
       this.timed(() => handle.query(pendingApprovalsQuery)),
     ]);
-    return [...this.effects(progress?.effects ?? []), ...(pending === undefined ? [] : this.approvals(pending))];
+    if (this.runId !== undefined && progress !== undefined && progress.runId !== this.runId) return [];
+    const own = pending?.filter((p) => this.runId === undefined || p.runId === this.runId);
+    return [...this.effects(progress?.effects ?? []), ...(own === undefined ? [] : this.approvals(own))];
   }
 
   /** Chunks for effect reports that are new or changed. */

@@ -3,8 +3,8 @@ import type { UIMessageChunk } from 'ai';
 import type { RunStreamStore } from '../../src/stream/run-stream-store.js';
 import { RunStreamUIState } from '../../src/stream/ui-chunks.js';
 import { linkedSignal } from '../../src/stream/wait.js';
-import type { AgentRunOutput } from '../../workflows/agent-loop.js';
 import { RunProgressParts } from './run-progress-parts.js';
+import { finishRunStream } from './run-stream-finish.js';
 import { RunWatcher } from './run-watcher.js';
 
 /** What {@link runUIMessageStream} takes. */
@@ -101,7 +101,7 @@ async function followRun(
   const pollMs = options.pollMs ?? 1000;
   const progress = new RunProgressParts(client, workflowId, signal);
   const withProgress = options.progressParts !== false;
-  const runId = options.runId ?? (await resolveRunId(client, workflowId, progress));
+  const { runId, chain } = await resolveRunId(client, workflowId, progress, options.runId);
   const ui = new RunStreamUIState();
   let cursor = 0;
   if (options.from !== undefined) {
@@ -115,8 +115,11 @@ async function followRun(
   } else {
     emit({ type: 'start', messageId: options.messageId ?? `chamvi-${runId}` });
   }
-  const handle = client.workflow.getHandle(workflowId);
-  const watcher = new RunWatcher(client, workflowId, withProgress ? progress : undefined, pollMs, signal);
+  // Pinned to the run's first execution (its result follows continue-as-new and retries): a new
+  // run that reuses the workflow id later is not this one.
+  const handle = client.workflow.getHandle(workflowId, chain);
+  progress.runId = runId;
+  const watcher = new RunWatcher(client, workflowId, chain, withProgress ? progress : undefined, pollMs, signal);
   for (;;) {
     if (signal.aborted) return; // the reader stopped; the run goes on
     if (watcher.error !== undefined) throw watcher.error.error;
@@ -140,7 +143,7 @@ async function followRun(
     if (batches.length > 0) continue;
     if (closed !== undefined) {
       for (const chunk of ui.endStep()) emit(chunk);
-      await finish(closed, handle, progress, withProgress, emit);
+      await finishRunStream({ status: closed, handle, progress, withProgress, replaced: watcher.replaced }, emit);
       return;
     }
     // Linked by hand, not AbortSignal.any: Node may collect a composite signal nothing else holds, and its abort never fires.
@@ -153,47 +156,19 @@ async function followRun(
   }
 }
 
-async function finish(
-  status: string,
-  handle: ReturnType<Client['workflow']['getHandle']>,
-  progress: RunProgressParts,
-  withProgress: boolean,
-  emit: (chunk: UIMessageChunk) => void,
-): Promise<void> {
-  if (status !== 'COMPLETED') {
-    if (withProgress) for (const chunk of await progress.poll()) emit(chunk);
-    if (status === 'FAILED') {
-      const reason = await handle.result().then(
-        () => 'failed',
-        (error: unknown) => {
-          const cause = (error as { cause?: { cause?: unknown; message?: string } }).cause;
-          const inner = cause?.cause instanceof Error ? cause.cause.message : cause?.message;
-          return inner ?? (error instanceof Error ? error.message : String(error));
-        },
-      );
-      emit({ type: 'error', errorText: `The run failed: ${reason}` });
-    } else {
-      emit({ type: 'abort', reason: status.toLowerCase() });
-    }
-    return;
-  }
-  const result = (await handle.result()) as AgentRunOutput;
-  // The result is the last word on effects: every call, whatever the last query saw.
-  if (withProgress) {
-    for (const chunk of progress.effects(result.effects)) emit(chunk);
-    for (const chunk of progress.approvals([])) emit(chunk);
-  }
-  emit({ type: 'finish', finishReason: result.steps.at(-1)?.finishReason === 'stop' ? 'stop' : 'other' });
-}
-
 /**
- * The run id of `workflowId`: its first execution's run id, which the agent workflow uses (Temporal
- * keeps it across retries, continue-as-new and reset); else (a server that does not say) the
- * progress query's, else the current execution's.
+ * The run id of `workflowId` (`given`, else its first execution's run id, which the agent workflow
+ * uses: Temporal keeps it across retries, continue-as-new and reset; else, from a server that does
+ * not say, the progress query's, else the current execution's), and the first run id (`chain`).
  */
-async function resolveRunId(client: Client, workflowId: string, progress: RunProgressParts): Promise<string> {
+async function resolveRunId(
+  client: Client,
+  workflowId: string,
+  progress: RunProgressParts,
+  given: string | undefined,
+): Promise<{ runId: string; chain: string | undefined }> {
   const description = await client.workflow.getHandle(workflowId).describe();
   const first = description.raw.workflowExecutionInfo?.firstRunId;
-  if (typeof first === 'string' && first.length > 0) return first;
-  return (await progress.progress())?.runId ?? description.runId;
+  const chain = typeof first === 'string' && first.length > 0 ? first : undefined;
+  return { runId: given ?? chain ?? (await progress.progress())?.runId ?? description.runId, chain };
 }

@@ -1,4 +1,4 @@
-import type { Client } from '@temporalio/client';
+import { CancelledFailure, TerminatedFailure, TimeoutFailure, type Client } from '@temporalio/client';
 import type { UIMessageChunk } from 'ai';
 import { abortableWait } from '../../src/stream/wait.js';
 import type { RunProgressParts } from './run-progress-parts.js';
@@ -12,6 +12,8 @@ import type { RunProgressParts } from './run-progress-parts.js';
 export class RunWatcher {
   /** The workflow's status once it is not running any more (`COMPLETED`, `FAILED`, ...). */
   closed: string | undefined;
+  /** Whether the workflow id now names another run (the followed one closed): ask nothing of the id's latest run. */
+  replaced = false;
   /** Set when watching failed (the Temporal server could not be asked). */
   error: { readonly error: unknown } | undefined;
   private queued: UIMessageChunk[] = [];
@@ -20,9 +22,15 @@ export class RunWatcher {
   private readonly done: Promise<void>;
   private polling: Promise<void> | undefined;
 
+  /**
+   * @param chain the first execution run id of the run followed (describe's `firstRunId` when the
+   * reader began): a later execution under the workflow id with another is a new run that reused
+   * the id, so the followed one has closed; its status is then read from its own chain.
+   */
   constructor(
     client: Client,
     workflowId: string,
+    chain: string | undefined,
     progress: RunProgressParts | undefined,
     pollMs: number,
     stop: AbortSignal,
@@ -30,9 +38,16 @@ export class RunWatcher {
     const handle = client.workflow.getHandle(workflowId);
     this.done = (async () => {
       while (!stop.aborted) {
-        const status = (await client.withAbortSignal(stop, () => handle.describe())).status.name;
-        if (status !== 'RUNNING') {
-          this.closed = status;
+        const description = await client.withAbortSignal(stop, () => handle.describe());
+        const first = description.raw.workflowExecutionInfo?.firstRunId;
+        const replaced = chain !== undefined && typeof first === 'string' && first.length > 0 && first !== chain;
+        const status = description.status.name;
+        // PAUSED is not an end: the run goes on once unpaused.
+        if (replaced || (status !== 'RUNNING' && status !== 'PAUSED')) {
+          this.replaced = replaced;
+          this.closed = replaced
+            ? await closedStatus(client, client.workflow.getHandle(workflowId, chain), stop)
+            : status;
           this.news.abort();
           return;
         }
@@ -83,4 +98,25 @@ export class RunWatcher {
   soon(): void {
     this.hurry.abort();
   }
+}
+
+/** How the chain of `handle` (pinned to its first execution; `result` follows it) closed, as describe names it. */
+async function closedStatus(
+  client: Client,
+  handle: ReturnType<Client['workflow']['getHandle']>,
+  stop: AbortSignal,
+): Promise<string> {
+  return client
+    .withAbortSignal(stop, () => handle.result())
+    .then(
+      () => 'COMPLETED',
+      (error: unknown) => {
+        if (stop.aborted) throw error;
+        const cause = (error as { cause?: unknown }).cause;
+        if (cause instanceof TerminatedFailure) return 'TERMINATED';
+        if (cause instanceof CancelledFailure) return 'CANCELLED';
+        if (cause instanceof TimeoutFailure) return 'TIMED_OUT';
+        return 'FAILED';
+      },
+    );
 }

@@ -1,0 +1,94 @@
+// A run stream reader of one run whose workflow id is reused for a new run (startAgentRun with
+// the same `workflowId` once the first closed), on Temporal's time-skipping server: the reader
+// follows the run it started with to that run's end, and nothing of the new run (its effect
+// outcomes, its result, its wait) leaks into the first run's message.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { WorkflowBundle } from '@temporalio/worker';
+import type { UIMessageChunk } from 'ai';
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { defineAgent, defineEffectTool, MemoryEffectStore } from '../../src/index.js';
+import { MemoryRunStreamStore } from '../../src/stream/memory-run-stream.js';
+import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
+import { createAgentWorker, startAgentRun } from '../../worker/index.js';
+import { runUIMessageStream } from '../../worker/stream/run-ui-message-stream.js';
+import { bundleTestWorkflows } from '../fixtures/bundle.js';
+import { streamingModel } from './fixtures/streaming-model.js';
+
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundle;
+
+beforeAll(async () => {
+  env = await createTimeSkippingEnvironment();
+  bundle = await bundleTestWorkflows();
+}, 120_000);
+
+afterAll(async () => {
+  await env?.teardown();
+});
+
+async function readAll(stream: ReadableStream<UIMessageChunk>): Promise<{ chunks: UIMessageChunk[]; endedAt: number }> {
+  const chunks: UIMessageChunk[] = [];
+  const reader = stream.getReader();
+  for (;;) {
+    const next = await reader.read();
+    if (next.done) return { chunks, endedAt: Date.now() };
+    chunks.push(next.value);
+  }
+}
+
+describe('a run stream reader whose workflow id is reused for a new run', () => {
+  it('ends with its own run and shows nothing of the new run started under the same workflow id', async () => {
+    const stream = new MemoryRunStreamStore();
+    const note = defineEffectTool({
+      description: 'Notes something.',
+      inputSchema: z.object({ text: z.string() }),
+      execute: () => Promise.resolve({ ok: true }),
+    });
+    const first = defineAgent({
+      name: `first-${randomUUID()}`,
+      model: streamingModel([{ text: 'The first run answers at once.' }], { delayMs: 5 }),
+    });
+    // The second run takes seconds: time enough for the reader's next describe to see it running.
+    const second = defineAgent({
+      name: `second-${randomUUID()}`,
+      model: streamingModel(
+        [{ text: 'Noting.', toolCalls: [{ toolName: 'note', input: { text: 'x' } }] }, { text: 'Then a slow answer.' }],
+        { delayMs: 800 },
+      ),
+      tools: { note },
+    });
+    const taskQueue = `q-${randomUUID()}`;
+    const worker = await createAgentWorker({
+      connection: env.nativeConnection,
+      taskQueue,
+      agents: [first, second],
+      store: new MemoryEffectStore(),
+      stream,
+      workerOptions: { workflowBundle: bundle },
+    });
+    const workflowId = `reused-${randomUUID()}`;
+    const { read, secondEndedAt } = await worker.runUntil(async () => {
+      const a = await startAgentRun(env.client, { agent: first.name, prompt: 'Talk.', taskQueue, workflowId });
+      // A describe every 2 s: the first run closes and the second starts between two of them.
+      const reading = readAll(runUIMessageStream({ client: env.client, workflowId, stream, pollMs: 2000 }));
+      await a.result();
+      const b = await startAgentRun(env.client, { agent: second.name, prompt: 'Note.', taskQueue, workflowId });
+      await b.result();
+      const secondEndedAt = Date.now();
+      return { read: await reading, secondEndedAt };
+    });
+    const { chunks } = read;
+    expect(chunks.filter((c) => c.type === 'data-chamvi-effect')).toEqual([]);
+    expect(
+      chunks
+        .filter((c) => c.type === 'text-delta')
+        .map((c) => (c as { delta: string }).delta)
+        .join(''),
+    ).toBe('The first run answers at once.');
+    expect(chunks.at(-1)).toEqual({ type: 'finish', finishReason: 'stop' });
+    // It ended with the first run, not with the second.
+    expect(read.endedAt).toBeLessThan(secondEndedAt - 1000);
+  }, 60_000);
+});

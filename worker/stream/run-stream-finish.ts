@@ -1,0 +1,50 @@
+import type { Client } from '@temporalio/client';
+import type { UIMessageChunk } from 'ai';
+import type { AgentRunOutput } from '../../workflows/agent-loop.js';
+import type { RunProgressParts } from './run-progress-parts.js';
+
+/** How a run's UI stream ends: what {@link finishRunStream} takes. */
+export interface RunStreamEnd {
+  /** The closed run's status, as describe names it (`COMPLETED`, `FAILED`, ...). */
+  readonly status: string;
+  /** The run's workflow, pinned to its first execution: `result` follows its chain, no other run's. */
+  readonly handle: ReturnType<Client['workflow']['getHandle']>;
+  readonly progress: RunProgressParts;
+  /** Send the last effect and approval parts. */
+  readonly withProgress: boolean;
+  /** The workflow id names another run now: its queries would answer for that one, so none is asked. */
+  readonly replaced: boolean;
+}
+
+/**
+ * The last chunks of a run's UI stream once its workflow closed: `finish` with the result's effect
+ * outcomes when it completed, `error` naming the cause when it failed, `abort` when it was cancelled,
+ * terminated or timed out (with the effect parts the run's last state shows).
+ */
+export async function finishRunStream(end: RunStreamEnd, emit: (chunk: UIMessageChunk) => void): Promise<void> {
+  const { status, handle, progress, withProgress } = end;
+  if (status !== 'COMPLETED') {
+    if (withProgress && !end.replaced) for (const chunk of await progress.poll()) emit(chunk);
+    if (status === 'FAILED') {
+      const reason = await handle.result().then(
+        () => 'failed',
+        (error: unknown) => {
+          const cause = (error as { cause?: { cause?: unknown; message?: string } }).cause;
+          const inner = cause?.cause instanceof Error ? cause.cause.message : cause?.message;
+          return inner ?? (error instanceof Error ? error.message : String(error));
+        },
+      );
+      emit({ type: 'error', errorText: `The run failed: ${reason}` });
+    } else {
+      emit({ type: 'abort', reason: status.toLowerCase() });
+    }
+    return;
+  }
+  const result = (await handle.result()) as AgentRunOutput;
+  // The result is the last word on effects: every call, whatever the last query saw.
+  if (withProgress) {
+    for (const chunk of progress.effects(result.effects)) emit(chunk);
+    for (const chunk of progress.approvals([])) emit(chunk);
+  }
+  emit({ type: 'finish', finishReason: result.steps.at(-1)?.finishReason === 'stop' ? 'stop' : 'other' });
+}
