@@ -6,6 +6,8 @@ import {
   type ToolSet,
 } from 'ai';
 import { Context } from '@temporalio/activity';
+import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
+import { ChamviError } from '../src/errors/chamvi-error.js';
 import type { Agent } from '../src/agent/define-agent.js';
 import { PASSED_SETTINGS } from '../src/agent/agent-setting-names.js';
 import { UnsupportedAgentSettingError } from '../src/errors/unsupported-agent-setting-error.js';
@@ -63,7 +65,12 @@ export async function resolveStepSettings(
       onUsageRead: usageNotKept(agent.name),
       runtimeContext: agent.settings?.runtimeContext ?? {},
     }));
-  if (input.step > 0 && (await stopConditionMet(agent.settings?.stopWhen, historyOf().steps))) {
+  const stopped =
+    input.step > 0 &&
+    (await stopConditionMet(agent.settings?.stopWhen, historyOf().steps).catch((error: unknown) => {
+      throw settingFailure(agent.name, input.step, 'stopWhen', error);
+    }));
+  if (stopped) {
     return { stop: true, call: { model: agent.model }, model: () => agent.model, output: () => Promise.resolve({}) };
   }
   let used: LanguageModel = agent.model;
@@ -78,13 +85,19 @@ export async function resolveStepSettings(
       : async (options) => {
           const run = historyOf();
           // The SDK sees a one-step call; the user's function sees the run (its steps and step number).
-          const result = await userPrepareStep({
-            ...options,
-            steps: run.steps,
-            stepNumber: input.step,
-            initialMessages: run.initialMessages,
-            responseMessages: run.responseMessages as typeof options.responseMessages,
-          });
+          let result: PrepareStepResult<ToolSet>;
+          try {
+            result = await userPrepareStep({
+              ...options,
+              steps: run.steps,
+              stepNumber: input.step,
+              initialMessages: run.initialMessages,
+              responseMessages: run.responseMessages as typeof options.responseMessages,
+            });
+          } catch (error) {
+            // Thrown at once or rejected: the same failure, saying where it came from.
+            throw settingFailure(agent.name, input.step, 'prepareStep', error);
+          }
           checkPrepared(agent.name, result);
           if (result?.model !== undefined) used = result.model;
           return result;
@@ -114,6 +127,26 @@ export async function resolveStepSettings(
       }
     },
   };
+}
+
+/**
+ * What the model step throws when the agent's `stopWhen` or `prepareStep` throws: the same failure,
+ * retried as it would be (its type is the error's name, so a retry policy's `nonRetryableErrorTypes`
+ * and the failure catalogue still apply), with a message that says which setting of which agent
+ * threw at which step, the error as its cause. The library's own errors and Temporal's failures
+ * (a cancellation) pass as they are.
+ */
+function settingFailure(agent: string, step: number, setting: 'stopWhen' | 'prepareStep', error: unknown): unknown {
+  if (!(error instanceof Error) || ChamviError.isInstance(error) || error instanceof TemporalFailure) return error;
+  if (error.name === 'AbortError') return error;
+  const failure = ApplicationFailure.create({
+    // The type Temporal gives a thrown error itself: its constructor's name.
+    type: error.constructor.name,
+    message: `Agent "${agent}": its ${setting} threw before the model call of step ${step + 1}: ${error.message} (it runs again when the model step is retried).`,
+    cause: error,
+  });
+  failure.stack = error.stack ?? '';
+  return failure;
 }
 
 /** What a `prepareStep` result may not ask of a model step; the same function returns it again on a retry. */

@@ -532,4 +532,69 @@ describe('agent settings on Temporal', () => {
     expect(cause?.message).toContain('prepareStep returned toolsContext');
     expect(calls).toHaveLength(0);
   });
+  it('a prepareStep or stopWhen that throws fails its model step with a message naming it, the agent and the step; retried', async () => {
+    /** Runs `agent` with two model-step attempts; the failure's cause and how many attempts ran. */
+    const failing = async (agent: Agent) => {
+      const taskQueue = `q-${randomUUID()}`;
+      const worker = await createAgentWorker({
+        connection: env.nativeConnection,
+        taskQueue,
+        agents: [agent],
+        store: new MemoryEffectStore(),
+        workerOptions: { workflowBundle: bundle },
+      });
+      return worker.runUntil(async () => {
+        const handle = await startAgentRun(env.client, {
+          agent: agent.name,
+          prompt: 'Go.',
+          taskQueue,
+          activityOptions: { modelStep: { retry: { maximumAttempts: 2, initialInterval: '1 second' } } },
+        });
+        const failure = await handle.result().catch((error: unknown) => error);
+        expect(failure).toBeInstanceOf(WorkflowFailedError);
+        const cause = (failure as WorkflowFailedError).cause?.cause as
+          { type?: string; nonRetryable?: boolean; message: string; cause?: { message: string } } | undefined;
+        const { events } = await handle.fetchHistory();
+        // The history records the started event of an activity's last attempt, with its number.
+        const attempts = (events ?? []).flatMap((e) =>
+          e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes.attempt] : [],
+        );
+        return { cause, attempts };
+      });
+    };
+    const prepared = recordingModel([{ text: 'never' }]);
+    const preparing = await failing(
+      defineAgent({
+        name: `throws-${randomUUID().slice(0, 8)}`,
+        model: prepared.model,
+        tools,
+        // Thrown at once, not rejected: the model step must say where it came from either way.
+        prepareStep: () => {
+          throw new RangeError('no context for this step');
+        },
+      }),
+    );
+    expect(preparing.cause).toMatchObject({ type: 'RangeError', nonRetryable: false });
+    expect(preparing.cause?.message).toMatch(
+      /^Agent "throws-\w+": its prepareStep threw before the model call of step 1: no context for this step/,
+    );
+    expect(preparing.cause?.cause?.message).toBe('no context for this step');
+    expect(preparing.attempts).toEqual([2]);
+    expect(prepared.calls).toHaveLength(0);
+
+    const stopping = await failing(
+      defineAgent({
+        name: `stopthrows-${randomUUID().slice(0, 8)}`,
+        model: recordingModel([{ toolCalls: [{ toolName: 'note', input: { text: 'a' } }] }]).model,
+        tools,
+        stopWhen: () => Promise.reject(new Error('budget service down')),
+      }),
+    );
+    expect(stopping.cause).toMatchObject({ type: 'Error', nonRetryable: false });
+    expect(stopping.cause?.message).toMatch(
+      /^Agent "stopthrows-\w+": its stopWhen threw before the model call of step 2: budget service down/,
+    );
+    // The first model step and the note tool once each, then the second model step twice.
+    expect(stopping.attempts).toEqual([1, 1, 2]);
+  });
 });
