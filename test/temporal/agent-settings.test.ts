@@ -275,6 +275,30 @@ describe('agent settings on Temporal', () => {
     ]);
   });
 
+  it('a tool prepareStep leaves out of a step’s activeTools is not run when the model calls it anyway', async () => {
+    let searches = 0;
+    const counted = { ...tools, search: tool({ ...tools.search, execute: () => `result ${++searches}` }) };
+    const { model, calls } = recordingModel([
+      { toolCalls: [{ toolName: 'search', input: { q: 'not offered' }, toolCallId: 'sneaky' }] },
+      { text: 'Answered without searching.' },
+    ]);
+    const agent = defineAgent({
+      name: `inactive-${randomUUID().slice(0, 8)}`,
+      model,
+      tools: counted,
+      prepareStep: ({ stepNumber }) => (stepNumber === 0 ? { activeTools: ['note'] } : {}),
+    });
+    const result = await run(agent);
+    expect(toolNamesOf(calls[0]!)).toEqual(['note']);
+    expect(searches).toBe(0);
+    expect(result.steps[0]?.toolCalls).toEqual([]);
+    // The model's next step is told the call was invalid (the SDK's tool error), not given a result.
+    const answer = calls[1]?.prompt.find((m) => m.role === 'tool');
+    expect(JSON.stringify(answer)).toContain('sneaky');
+    expect(JSON.stringify(answer)).toMatch(/error/i);
+    expect(result.text).toBe('Answered without searching.');
+  });
+
   it('stopWhen hasToolCall ends the run after that step’s tools ran, without another model call', async () => {
     const { model, calls } = recordingModel([
       { toolCalls: [{ toolName: 'note', input: { text: 'a' } }] },
