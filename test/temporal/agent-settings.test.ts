@@ -362,6 +362,38 @@ describe('agent settings on Temporal', () => {
     expect(calls.map((c) => c.responseFormat?.type)).toEqual(['json', 'json']);
   });
 
+  it('output: an answer that fails the schema fails the model step, whose retry asks the model again (generate and stream)', async () => {
+    for (const streamed of [false, true]) {
+      // The first answer has a number where the schema wants a string; the retried step's has a string.
+      const { model, calls } = recordingModel([
+        ({ attempt }) => ({ text: JSON.stringify({ answer: attempt === 1 ? 42 : '42' }) }),
+      ]);
+      const agent = defineAgent({
+        name: `badout-${randomUUID().slice(0, 8)}`,
+        model,
+        output: Output.object({ schema: z.object({ answer: z.string() }) }),
+      });
+      const taskQueue = `q-${randomUUID()}`;
+      const worker = await createAgentWorker({
+        connection: env.nativeConnection,
+        taskQueue,
+        agents: [agent],
+        store: new MemoryEffectStore(),
+        ...(streamed ? { stream: new MemoryRunStreamStore() } : {}),
+        workerOptions: { workflowBundle: bundle },
+      });
+      const result = await worker.runUntil(async () => {
+        const handle = await startAgentRun(env.client, { agent: agent.name, prompt: 'Go.', taskQueue });
+        return handle.result();
+      });
+      expect({ streamed, output: result.output, calls: calls.length }).toEqual({
+        streamed,
+        output: { answer: '42' },
+        calls: 2,
+      });
+    }
+  });
+
   it('a ToolLoopAgent passed in runs as it runs itself: same steps, text, output and model settings', async () => {
     const script: ScriptEntry[] = [
       { toolCalls: [{ toolName: 'note', input: { text: 'a' } }] },
