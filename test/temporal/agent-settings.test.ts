@@ -18,7 +18,7 @@ import {
   type ToolSet,
 } from 'ai';
 import { z } from 'zod';
-import { defineAgent, MemoryEffectStore, type Agent } from '../../src/index.js';
+import { defineAgent, defineEffectTool, MemoryEffectStore, type Agent } from '../../src/index.js';
 import { MemoryRunStreamStore } from '../../src/stream/memory-run-stream.js';
 import { scriptedModel, type ScriptEntry } from '../../demo/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
@@ -426,6 +426,34 @@ describe('agent settings on Temporal', () => {
     expect(durable.calls.map((c) => [c.temperature, toolNamesOf(c), systemOf(c), c.responseFormat?.type])).toEqual(
       local.calls.map((c) => [c.temperature, toolNamesOf(c), systemOf(c), c.responseFormat?.type]),
     );
+  });
+
+  it('a ToolLoopAgent’s effect tools keep their brand: a call runs the effect protocol, once per key', async () => {
+    const posted: string[] = [];
+    const post = defineEffectTool({
+      description: 'Posts a comment.',
+      inputSchema: z.object({ body: z.string() }),
+      effectKey: ({ body }) => `post:${body}`,
+      execute: ({ body }) => {
+        posted.push(body);
+        return Promise.resolve({ posted: body });
+      },
+    });
+    // The model posts, then posts the same comment again: the second call finds the first's record.
+    const { model } = recordingModel([
+      { toolCalls: [{ toolName: 'post', input: { body: 'hi' } }] },
+      { toolCalls: [{ toolName: 'post', input: { body: 'hi' } }] },
+      { text: 'Posted.' },
+    ]);
+    const agent = defineAgent({
+      agent: new ToolLoopAgent({ id: `tlaeff-${randomUUID().slice(0, 8)}`, model, tools: { post, ...tools } }),
+    });
+    const result = await run(agent);
+    expect(posted).toEqual(['hi']);
+    expect(result.effects.map((e) => [e.toolName, e.key, e.outcome])).toEqual([
+      ['post', 'post:hi', 'executed'],
+      ['post', 'post:hi', 'recorded'],
+    ]);
   });
 
   it('a ToolLoopAgent’s experimental_telemetry reaches every model call (functionId, integrations)', async () => {
