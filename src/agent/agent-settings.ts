@@ -78,23 +78,35 @@ const PERMITTED_TIMEOUTS = ['stepMs', 'firstChunkMs', 'chunkMs'];
  * unknown setting, a stop condition that is not a function, `maxRetries` other than 0 and a run-wide
  * `timeout`: nothing is silently ignored.
  */
-export function checkAgentSettings(where: string, given: Readonly<Record<string, unknown>>): AgentSettings {
+export function checkAgentSettings(
+  where: string,
+  given: Readonly<Record<string, unknown>>,
+  /** The settings are a `ToolLoopAgent`'s (`defineAgent({ agent })`): a refusal then says how to leave the setting out. */
+  fromAgent = false,
+): AgentSettings {
   const settings: Record<string, unknown> = {};
+  // A setting no run can have: from a ToolLoopAgent, say how to leave it out and keep the agent.
+  const leaveOut = (setting: string) =>
+    fromAgent
+      ? ` Pass the settings the ToolLoopAgent was built from without it: defineAgent({ agent: { ...settings, ${setting}: undefined } }).`
+      : '';
+  const refuse = (setting: string, why: string, hint = '') =>
+    new UnsupportedAgentSettingError(setting, `${where}: the setting "${setting}" cannot be used: ${why}${hint}`);
   for (const [key, value] of Object.entries(given)) {
     if (value === undefined || (OWN_FIELDS as readonly string[]).includes(key)) continue;
     if ((CALLBACK_SETTINGS as readonly string[]).includes(key)) {
       throw refuse(
-        where,
         key,
         "callbacks would run again on every retry of a model step (and on none of the workflow's tool calls); use the agent's telemetry integrations, Temporal interceptors, or the progress query.",
+        leaveOut(key),
       );
     }
     const refused = Object.hasOwn(REFUSED_SETTINGS, key)
       ? (REFUSED_SETTINGS as Readonly<Record<string, string>>)[key]
       : undefined;
-    if (refused !== undefined) throw refuse(where, key, refused);
+    if (refused !== undefined) throw refuse(key, refused, leaveOut(key));
     if (!(PASSED_SETTINGS as readonly string[]).includes(key) && !(LOOP_SETTINGS as readonly string[]).includes(key)) {
-      throw refuse(where, key, 'it is not an AI SDK 7 ToolLoopAgent setting chamvi knows (a typo?).');
+      throw refuse(key, 'it is not an AI SDK 7 ToolLoopAgent setting chamvi knows (a typo?).');
     }
     settings[key] = value;
   }
@@ -104,18 +116,16 @@ export function checkAgentSettings(where: string, given: Readonly<Record<string,
     const bad = conditions.findIndex((condition) => typeof condition !== 'function');
     if (bad >= 0) {
       throw refuse(
-        where,
         'stopWhen',
         `stop condition ${bad} is a ${conditions[bad] === null ? 'null' : typeof conditions[bad]}, not a function of { steps } (isStepCount(n), hasToolCall(name), or your own).`,
       );
     }
   }
   if (settings['prepareStep'] !== undefined && typeof settings['prepareStep'] !== 'function') {
-    throw refuse(where, 'prepareStep', 'it must be a function of { steps, stepNumber, messages, ... }.');
+    throw refuse('prepareStep', 'it must be a function of { steps, stepNumber, messages, ... }.');
   }
   if (settings['maxRetries'] !== undefined && settings['maxRetries'] !== 0) {
     throw refuse(
-      where,
       'maxRetries',
       "Temporal retries a failed model step (the model step's retry policy, activityOptions.modelStep.retry); the AI SDK's own retries stay off. Remove maxRetries (or set it to 0).",
     );
@@ -126,15 +136,10 @@ export function checkAgentSettings(where: string, given: Readonly<Record<string,
     const wrong = fields?.filter((field) => !PERMITTED_TIMEOUTS.includes(field));
     if (wrong === undefined || wrong.length > 0) {
       throw refuse(
-        where,
         'timeout',
         `a run's total time and its tools' time are Temporal's (the workflow's and the activities' timeouts); only { stepMs, firstChunkMs, chunkMs } apply, to each model call (got ${wrong === undefined ? `${typeof timeout} ${JSON.stringify(timeout)}` : wrong.join(', ')}).`,
       );
     }
   }
   return Object.freeze(settings) as AgentSettings;
-}
-
-function refuse(where: string, setting: string, why: string): UnsupportedAgentSettingError {
-  return new UnsupportedAgentSettingError(setting, `${where}: the setting "${setting}" cannot be used: ${why}`);
 }

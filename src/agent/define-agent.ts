@@ -132,7 +132,7 @@ export function defineAgent<
     }
     assertNoStrayHooks(toolName, tool, where);
   }
-  const settings = checkAgentSettings(where, given);
+  const settings = checkAgentSettings(where, given, 'agent' in definition && definition.agent !== undefined);
   const telemetry = (given['telemetry'] ?? given['experimental_telemetry']) as TelemetryOptions | undefined;
   return Object.freeze({
     name,

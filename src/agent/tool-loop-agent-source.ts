@@ -2,12 +2,16 @@ import type { ToolLoopAgent, ToolLoopAgentSettings, ToolSet } from 'ai';
 import { UnsupportedAgentSettingError } from '../errors/unsupported-agent-setting-error.js';
 import type { AgentOutput, AgentRuntimeContext } from './agent-settings.js';
 
-/** An AI SDK `ToolLoopAgent`, or the settings object one is made from. */
+/** An AI SDK `ToolLoopAgent`, or the settings object one is made from (without `toolsContext`: a run gives every tool its `ToolContext`). */
 export type ToolLoopAgentSource<
   TOOLS extends ToolSet = ToolSet,
   RUNTIME_CONTEXT extends AgentRuntimeContext = AgentRuntimeContext,
   OUTPUT extends AgentOutput = AgentOutput,
-> = ToolLoopAgent<never, TOOLS, RUNTIME_CONTEXT, OUTPUT> | ToolLoopAgentSettings<never, TOOLS, RUNTIME_CONTEXT, OUTPUT>;
+> =
+  | ToolLoopAgent<never, TOOLS, RUNTIME_CONTEXT, OUTPUT>
+  // Without toolsContext: the SDK's type requires it for tools that read a context (effect tools
+  // read the run's ToolContext, which the run gives them), and chamvi refuses one.
+  | Omit<ToolLoopAgentSettings<never, TOOLS, RUNTIME_CONTEXT, OUTPUT>, 'toolsContext'>;
 
 /**
  * The settings of a `ToolLoopAgent`, or the settings object itself.

@@ -7,6 +7,8 @@ import { hasToolCall, isStepCount, Output, tool, ToolLoopAgent, type ToolLoopAge
 import { z } from 'zod';
 import {
   defineAgent,
+  defineEffectTool,
+  isEffectTool,
   MemoryEffectStore,
   runAgent,
   UnsupportedAgentSettingError,
@@ -111,7 +113,27 @@ describe('defineAgent with AI SDK 7 agent settings', () => {
     expect([fromSettings.name, fromSettings.maxSteps, fromSettings.settings.temperature]).toEqual(['renamed', 4, 0.2]);
     // A ToolLoopAgent's callbacks are refused as the settings' would be.
     const withCallback = new ToolLoopAgent({ ...settings, onStepFinish: () => undefined });
-    expect(refusal(() => defineAgent({ agent: withCallback })).setting).toBe('onStepFinish');
+    const callbackRefused = refusal(() => defineAgent({ agent: withCallback }));
+    expect(callbackRefused.setting).toBe('onStepFinish');
+    // ... saying how to keep the ToolLoopAgent and run it here without the callback.
+    expect(callbackRefused.message).toContain('defineAgent({ agent: { ...settings, onStepFinish: undefined } })');
+    const built = { ...settings, onStepFinish: () => undefined };
+    expect(defineAgent({ agent: { ...built, onStepFinish: undefined } }).settings).toEqual(
+      defineAgent({ agent: settings }).settings,
+    );
+    // A definition of its own has no ToolLoopAgent to keep: no such advice.
+    expect(
+      refusal(() => defineAgent({ name: 'own', model, onStepFinish: () => undefined } as never)).message,
+    ).not.toContain('...settings');
+    // A settings object whose tools read a context (effect tools read the run's ToolContext) type-checks
+    // without the toolsContext the SDK's own type asks for, and its effect tools keep their brand.
+    const post = defineEffectTool({
+      description: 'Posts.',
+      inputSchema: z.object({ body: z.string() }),
+      execute: ({ body }) => Promise.resolve({ body }),
+    });
+    const withEffect = defineAgent({ agent: { id: 'poster', model, tools: { post } } });
+    expect(isEffectTool(withEffect.tools.post)).toBe(true);
     expect(() => defineAgent({ agent: new ToolLoopAgent(settings), temperature: 1 } as never)).toThrow(
       'with agent, only name and maxSteps may be given (got temperature)',
     );

@@ -14,6 +14,7 @@ import {
   tool,
   ToolLoopAgent,
   type StepResult,
+  type ToolLoopAgentSettings,
   type Telemetry,
   type ToolSet,
 } from 'ai';
@@ -445,9 +446,14 @@ describe('agent settings on Temporal', () => {
       { toolCalls: [{ toolName: 'post', input: { body: 'hi' } }] },
       { text: 'Posted.' },
     ]);
-    const agent = defineAgent({
-      agent: new ToolLoopAgent({ id: `tlaeff-${randomUUID().slice(0, 8)}`, model, tools: { post, ...tools } }),
-    });
+    // Typed as ToolLoopAgentSettings (an untyped tool set): the SDK's own type would require a
+    // toolsContext for the effect tool, which reads the run's ToolContext (README, Agent settings).
+    const settings: ToolLoopAgentSettings = {
+      id: `tlaeff-${randomUUID().slice(0, 8)}`,
+      model,
+      tools: { post, ...tools },
+    };
+    const agent = defineAgent({ agent: new ToolLoopAgent(settings) });
     const result = await run(agent);
     expect(posted).toEqual(['hi']);
     expect(result.effects.map((e) => [e.toolName, e.key, e.outcome])).toEqual([
