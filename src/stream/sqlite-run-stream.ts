@@ -52,6 +52,7 @@ export class SqliteRunStreamStore implements RunStreamStore {
   private lastPrune = 0;
   /** Readers of this object waiting: an append through it wakes them at once (no poll in one process). */
   private readonly local = new Set<() => void>();
+  private closed = false;
 
   constructor(
     private readonly path: string,
@@ -89,8 +90,10 @@ export class SqliteRunStreamStore implements RunStreamStore {
 
   /** {@inheritDoc RunStreamStore.waitForAppend} */
   async waitForAppend(runId: string, after: number, signal?: AbortSignal): Promise<void> {
-    while (signal?.aborted !== true) {
-      if ((await this.lastCursor(runId)) > after) return;
+    // Closed: the caller reads next and learns it (a closed store would else be reopened by the poll).
+    while (signal?.aborted !== true && !this.closed) {
+      const last = await this.run((sql) => sql.last.get({ run: runId }));
+      if (Number((last as { seq?: number | bigint | null } | undefined)?.seq ?? 0) > after) return;
       await abortableWait(signal, this.pollMs, (wake) => {
         this.local.add(wake);
         return () => this.local.delete(wake);
@@ -107,15 +110,12 @@ export class SqliteRunStreamStore implements RunStreamStore {
 
   /** {@inheritDoc RunStreamStore.close} */
   close(): Promise<void> {
+    this.closed = true;
+    for (const wake of [...this.local]) wake(); // released now, not at their next poll
     this.db?.close();
     this.db = undefined;
     this.sql = undefined;
     return Promise.resolve();
-  }
-
-  private async lastCursor(runId: string): Promise<number> {
-    const row = await this.run((sql) => sql.last.get({ run: runId }));
-    return Number((row as { seq: number | bigint | null } | undefined)?.seq ?? 0);
   }
 
   /** Runs `op`, retrying asynchronously while another process holds the write lock (up to 5 s). */
@@ -134,6 +134,7 @@ export class SqliteRunStreamStore implements RunStreamStore {
   }
 
   private open(): Statements {
+    if (this.closed) throw new Error('SqliteRunStreamStore is closed');
     if (this.sql !== undefined) return this.sql;
     if (this.path !== ':memory:' && !this.path.startsWith('file:')) {
       mkdirSync(dirname(resolve(this.path)), { recursive: true });
