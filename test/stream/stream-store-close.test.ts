@@ -43,7 +43,9 @@ describe.each(stores)('the %s run stream, closed while readers wait', (_name, ma
     await new Promise((r) => setTimeout(r, 200));
     const closedAt = Date.now();
     await store.close();
-    const released = await Promise.all(waits.map((w) => Promise.race([w, new Promise((r) => setTimeout(r, 2000))])));
+    const released = await Promise.all(
+      waits.map((w) => Promise.race([w, new Promise((r) => setTimeout(r, 2000).unref())])),
+    );
     for (const at of released) {
       expect(typeof at).toBe('number');
       expect((at as number) - closedAt).toBeLessThan(1000);
