@@ -6,7 +6,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { createOpenAI } from '@ai-sdk/openai';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { isStepCount, type ModelMessage } from 'ai';
+import { isStepCount, tool, type ModelMessage } from 'ai';
+import { z } from 'zod';
 import { callModel, type ModelCallOutcome } from '../../activities/model-stream.js';
 import { modelCallFailure } from '../../activities/model-call-error.js';
 import { scriptedModel } from '../../demo/scripted-model.js';
@@ -15,9 +16,12 @@ import type { RunStreamStore } from '../../src/stream/run-stream-store.js';
 import { startProviderApi } from '../operations/fixtures/provider-api.js';
 
 const messages: ModelMessage[] = [{ role: 'user', content: 'Hello?' }];
+// Offered as the model step offers tools: without execute, so the calls come back as plans.
+const tools = { post: tool({ description: 'Posts.', inputSchema: z.object({ text: z.string() }) }) };
 const settings = (model: Parameters<typeof callModel>[0]['model']): Parameters<typeof callModel>[0] => ({
   model,
   messages,
+  tools,
   stopWhen: isStepCount(1),
   maxRetries: 0,
 });
@@ -40,11 +44,20 @@ const outcome = async (model: Parameters<typeof callModel>[0]['model'], stream?:
 };
 
 describe('the streaming model call of a step', () => {
-  it('returns what generateText returns for the same scripted model, tool calls included', async () => {
-    const script = [{ text: 'Posting it.', toolCalls: [{ toolName: 'post', input: { text: 'hi' } }] }];
+  it('returns what generateText returns for the same scripted model: valid, unknown and invalid tool calls', async () => {
+    const script = [
+      {
+        text: 'Posting it.',
+        toolCalls: [
+          { toolName: 'post', input: { text: 'hi' } },
+          { toolName: 'nope', input: {} },
+          { toolName: 'post', input: { text: 42 } },
+        ],
+      },
+    ];
     const plain = await outcome(scriptedModel(script));
     const streamed = await outcome(scriptedModel(script), new MemoryRunStreamStore());
-    expect(plain.toolCalls).toHaveLength(1);
+    expect(plain.toolCalls.map((c) => c.invalid === true)).toEqual([false, true, true]);
     expect(streamed).toEqual(plain);
   });
 
