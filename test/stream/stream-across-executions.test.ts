@@ -1,7 +1,9 @@
-// A run stream reader of one run whose workflow id is reused for a new run (startAgentRun with
-// the same `workflowId` once the first closed), on Temporal's time-skipping server: the reader
-// follows the run it started with to that run's end, and nothing of the new run (its effect
-// outcomes, its result, its wait) leaks into the first run's message.
+// A run stream reader across workflow executions, on Temporal's time-skipping server: a run that
+// continues as new after every step is followed through its executions to its end (each step
+// once, the final result's effects); and when the workflow id is reused for a new run
+// (startAgentRun with the same `workflowId` once the first closed), the reader follows the run it
+// started with to that run's end, and nothing of the new run (its effect outcomes, its result,
+// its wait) leaks into the first run's message.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundle } from '@temporalio/worker';
@@ -90,5 +92,55 @@ describe('a run stream reader whose workflow id is reused for a new run', () => 
     expect(chunks.at(-1)).toEqual({ type: 'finish', finishReason: 'stop' });
     // It ended with the first run, not with the second.
     expect(read.endedAt).toBeLessThan(secondEndedAt - 1000);
+  }, 60_000);
+});
+
+describe('a run stream reader of a run that continues as new', () => {
+  it('follows the run through its executions: every step once, then finish with the effect outcome', async () => {
+    const stream = new MemoryRunStreamStore();
+    const note = defineEffectTool({
+      description: 'Notes something.',
+      inputSchema: z.object({ text: z.string() }),
+      execute: () => Promise.resolve({ ok: true }),
+    });
+    const agent = defineAgent({
+      name: `continuing-${randomUUID()}`,
+      model: streamingModel(
+        [
+          { text: 'First, a note.', toolCalls: [{ toolName: 'note', input: { text: 'x' } }] },
+          { text: 'Then the answer.' },
+        ],
+        { delayMs: 20 },
+      ),
+      tools: { note },
+    });
+    const taskQueue = `q-${randomUUID()}`;
+    const worker = await createAgentWorker({
+      connection: env.nativeConnection,
+      taskQueue,
+      agents: [agent],
+      store: new MemoryEffectStore(),
+      stream,
+      workerOptions: { workflowBundle: bundle },
+    });
+    const { chunks, executions } = await worker.runUntil(async () => {
+      const handle = await startAgentRun(env.client, {
+        agent: agent.name,
+        prompt: 'Note.',
+        taskQueue,
+        continueAsNewAfterSteps: 1,
+      });
+      const read = await readAll(runUIMessageStream({ client: env.client, workflowId: handle.workflowId, stream }));
+      const batches = await stream.read((await handle.result()).runId, 0);
+      return { chunks: read.chunks, executions: new Set(batches.map((b) => b.execution)).size };
+    });
+    expect(executions).toBe(2);
+    const text = chunks.filter((c) => c.type === 'text-delta').map((c) => (c as { delta: string }).delta);
+    expect(text.join('')).toBe('First, a note.Then the answer.');
+    expect(chunks.filter((c) => c.type === 'start-step')).toHaveLength(2);
+    expect(chunks.filter((c) => c.type === 'data-chamvi-effect').at(-1)).toMatchObject({
+      data: { toolName: 'note', outcome: 'executed' },
+    });
+    expect(chunks.at(-1)).toEqual({ type: 'finish', finishReason: 'stop' });
   }, 60_000);
 });
