@@ -491,3 +491,24 @@ describe('the checks around execute', () => {
     expect(res.result).toBe('theirs');
   });
 });
+
+describe('an unserialisable result that cannot be marked done', () => {
+  it('logs the key and the error, and fails with EffectResultNotSerializableError on a store without claims too', async () => {
+    const store = new FlakyPlainStore();
+    store.failPuts = 1;
+    const metas: unknown[] = [];
+    const ctx = makeCtx('r');
+    const t = defineEffectTool({
+      inputSchema: z.object({}),
+      effectKey: () => 'k-big',
+      execute: async () => ({ big: 1n }),
+    });
+    await expect(
+      applyEffect(
+        { tool: t, toolName: 't', input: {}, ctx, options: callOptions(ctx) },
+        { store, logger: { warn: (_message, meta) => void metas.push(meta) } },
+      ),
+    ).rejects.toThrow(EffectResultNotSerializableError);
+    expect(metas).toStrictEqual([{ key: 'k-big', error: 'store unreachable (write)' }]);
+  });
+});
