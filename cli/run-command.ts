@@ -6,7 +6,7 @@ import {
 import type { RunEffectReport } from '../common/index.js';
 import { createRunStreamStore } from '../src/stream/create-run-stream-store.js';
 import { startAgentRun } from '../worker/client.js';
-import { runUIMessageStream } from '../worker/stream/run-ui-message-stream.js';
+import { RUN_STREAM_STOPPED, runUIMessageStream } from '../worker/stream/run-ui-message-stream.js';
 import { printRunStream } from './stream-printer.js';
 import { streamSpecOf } from './stream-flag.js';
 import { RUN_HELP } from './help.js';
@@ -84,9 +84,10 @@ export async function runCommand(args: string[]): Promise<number> {
             process.stderr.write(
               `chamvi: run: the stream stopped (${error instanceof Error ? error.message : String(error)})\n`,
             );
-            return { printed: false };
+            return { printed: false, stopped: undefined };
           });
     let streamed = false;
+    let stopped: string | undefined;
     let result;
     try {
       result = await handle.result();
@@ -98,8 +99,15 @@ export async function runCommand(args: string[]): Promise<number> {
       });
     } finally {
       // The stream ends once the run closed: what it still holds is printed before the summary.
-      streamed = (await printing)?.printed ?? false;
+      const printed = await printing;
+      streamed = printed?.printed ?? false;
+      stopped = printed?.stopped;
       await stream?.close();
+    }
+    if (stopped !== undefined) {
+      // The run completed, so the stream's error chunk says it could not follow: the text is printed whole below.
+      process.stderr.write(`chamvi: run: the stream stopped (${stopped.replace(RUN_STREAM_STOPPED, '')})\n`);
+      streamed = false;
     }
     if (values.json) {
       process.stdout.write(`${JSON.stringify({ ...ids, text: result.text, effects: result.effects }, null, 2)}\n`);

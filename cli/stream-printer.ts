@@ -3,13 +3,16 @@ import type { UIMessageChunk } from 'ai';
 /**
  * Writes a run's UI message stream to a terminal as it arrives: each step's text as its deltas
  * come, a line per tool call, and, since printed text cannot be taken back, a note when a step is
- * retried before its text starts over. Resolves when the stream ends (the run closed).
+ * retried before its text starts over. Resolves when the stream ends (the run closed), with the
+ * text of its `error` chunk as `stopped` when it had one.
  */
 export async function printRunStream(
   stream: ReadableStream<UIMessageChunk>,
   write: (text: string) => void,
-): Promise<{ printed: boolean }> {
+): Promise<{ printed: boolean; stopped?: string }> {
   let printed = false;
+  // The text of an `error` chunk: the run failed, or the stream could not follow it.
+  let stopped: string | undefined;
   let atLineStart = true;
   const out = (text: string): void => {
     if (text.length === 0) return;
@@ -37,6 +40,9 @@ export async function printRunStream(
         newline();
         out('[the step was retried; its text again:]\n');
         break;
+      case 'error':
+        stopped = chunk.errorText;
+        break;
       case 'tool-input-available':
         newline();
         out(`[tool ${chunk.toolName} ${JSON.stringify(chunk.input)}]\n`);
@@ -46,5 +52,5 @@ export async function printRunStream(
     }
   }
   newline();
-  return { printed };
+  return { printed, ...(stopped !== undefined ? { stopped } : {}) };
 }

@@ -23,6 +23,11 @@ export { createRunStreamStore, type CreateRunStreamStoreOptions } from '../../sr
 export { readRunStream, type ReadRunStreamOptions } from '../../src/stream/read-run-stream.js';
 export { RunStreamUIState } from '../../src/stream/ui-chunks.js';
 export { RunStreamWriter, type RunStreamWriteProblem } from '../../src/stream/run-stream-writer.js';
-export { runUIMessageStream, type RunUIMessageStreamOptions, type ChamviCursorChunk } from './run-ui-message-stream.js';
+export {
+  runUIMessageStream,
+  RUN_STREAM_STOPPED,
+  type RunUIMessageStreamOptions,
+  type ChamviCursorChunk,
+} from './run-ui-message-stream.js';
 export type { ChamviEffectChunk, ChamviApprovalChunk } from './run-progress-parts.js';
 export type { PendingApproval, RunEffectReport } from '../../common/index.js';

@@ -39,6 +39,9 @@ export interface RunUIMessageStreamOptions {
   readonly progressParts?: boolean;
 }
 
+/** How the `errorText` of the `error` chunk begins when the stream could not follow the run (the run may go on). */
+export const RUN_STREAM_STOPPED = 'The run stream stopped: ';
+
 /** The `data-chamvi-cursor` part sent (transient: not kept in the message) after every batch. */
 export type ChamviCursorChunk = { type: 'data-chamvi-cursor'; data: { cursor: number }; transient: true };
 
@@ -52,7 +55,10 @@ export type ChamviCursorChunk = { type: 'data-chamvi-cursor'; data: { cursor: nu
  *
  * The text comes from the durable stream store, so a reader that connects late or again (a page
  * reload, a worker that crashed mid-step) replays what was shown from the store: nothing lost;
- * with `from`, nothing shown twice. The stream follows the run until its workflow closes.
+ * with `from`, nothing shown twice. The stream follows the run until its workflow closes. When
+ * the run cannot be followed (no such workflow, the Temporal server or the store unreachable),
+ * the stream ends with an `error` chunk whose text begins with {@link RUN_STREAM_STOPPED}; it
+ * never errors.
  */
 export function runUIMessageStream(options: RunUIMessageStreamOptions): ReadableStream<UIMessageChunk> {
   const stop = new AbortController();
@@ -68,7 +74,13 @@ export function runUIMessageStream(options: RunUIMessageStreamOptions): Readable
           if (open()) controller.close();
         },
         (error: unknown) => {
-          if (open()) controller.error(error);
+          // An `error` chunk, not an errored stream: the page gets an error event (else a 200 with an
+          // empty body), and a route that does not await pipeUIMessageStreamToResponse is left no
+          // unhandled rejection, which ends a Node server (a page asking for a made-up run).
+          if (!open()) return;
+          const reason = error instanceof Error ? error.message : String(error);
+          controller.enqueue({ type: 'error', errorText: `${RUN_STREAM_STOPPED}${reason}` });
+          controller.close();
         },
       );
     },
