@@ -154,6 +154,28 @@ describe('the chat page (examples/chat) in headless Chromium', () => {
     await page.close();
   }, 150_000);
 
+  it('a run cancelled while it waits: the page shows it failed and stops reading its stream', async () => {
+    const issue = example.github.tracker.createIssue(CHAT_REPO.owner, CHAT_REPO.repo, {
+      title: 'Cancelled before the decision',
+      login: 'carol',
+    }).number;
+    const page = await browser.newPage({ viewport: { width: 1180, height: 720 } });
+    const streamReads: number[] = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/stream')) streamReads.push(Date.now());
+    });
+    await sendMessage(page, `Please answer issue #${issue}.`);
+    await page.locator('button[data-action=approve]').waitFor({ timeout: 30_000 });
+    const workflowId = new URL(page.url()).searchParams.get('run') ?? '';
+    await example.client.workflow.getHandle(workflowId).cancel();
+    await page.locator('#run-status[data-status="failed"]').waitFor({ timeout: 30_000 });
+    // The stream ended with the run (its abort chunk): the page has no reason to read it again.
+    await page.waitForTimeout(3000);
+    const sinceEnd = streamReads.filter((at) => at > Date.now() - 3000);
+    expect(sinceEnd).toEqual([]);
+    await page.close();
+  }, 120_000);
+
   it('a denied comment posts nothing: the call shows denied and the model says so', async () => {
     const issue = example.github.tracker.createIssue(CHAT_REPO.owner, CHAT_REPO.repo, {
       title: 'Dark mode for the widget editor',

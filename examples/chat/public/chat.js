@@ -15,7 +15,8 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 let run = null;
 
 function newAssistantMessage() {
-  return { parts: [], stepStart: 0, finished: false, error: null };
+  // ended: the run closed without finishing (failed, cancelled): nothing more will come.
+  return { parts: [], stepStart: 0, finished: false, ended: false, error: null };
 }
 
 /** Applies one UI message chunk to the message, as AI SDK's processUIMessageStream does. */
@@ -70,6 +71,11 @@ function applyChunk(message, chunk) {
       break;
     case 'error':
       message.error = chunk.errorText;
+      // The run failed; only a stream that could not follow the run is worth reading again.
+      if (!chunk.errorText.startsWith('The run stream stopped: ')) message.ended = true;
+      break;
+    case 'abort':
+      message.ended = true;
       break;
     default:
       if (chunk.type.startsWith('data-') && !chunk.transient) {
@@ -107,7 +113,7 @@ async function readChunks(response, onChunk) {
 
 /** Follows the run's stream; a dropped connection is read again from the start into a fresh message. */
 async function follow(current) {
-  while (run === current && !current.assistant.finished) {
+  while (run === current && !current.assistant.finished && !current.assistant.ended) {
     try {
       const response = await fetch(`/api/runs/${current.workflowId}/stream`);
       if (!response.ok) throw new Error(`stream: HTTP ${response.status}`);
@@ -120,7 +126,7 @@ async function follow(current) {
     } catch (error) {
       console.warn('chat: stream interrupted, reading it again', error);
     }
-    if (!current.assistant.finished) await sleep(500);
+    if (!current.assistant.finished && !current.assistant.ended) await sleep(500);
   }
 }
 
@@ -134,7 +140,8 @@ async function pollState(current) {
       console.warn('chat: state', error);
     }
     render();
-    if (current.state && current.state.status !== 'running' && current.assistant.finished) return;
+    const over = current.assistant.finished || current.assistant.ended;
+    if (current.state && current.state.status !== 'running' && over) return;
     await sleep(400);
   }
 }
@@ -185,7 +192,7 @@ function render() {
   const effects = effectsOf(current);
   const message = current.message || current.state?.message || '';
   let html = message ? `<div class="message user">${escape(message)}</div>` : '';
-  const streaming = !current.assistant.finished;
+  const streaming = !current.assistant.finished && !current.assistant.ended;
   html += `<div class="message assistant${streaming ? ' streaming' : ''}" data-testid="assistant">`;
   for (const part of current.assistant.parts) {
     if (part.type === 'text') html += `<span class="text">${escape(part.text)}</span>`;
