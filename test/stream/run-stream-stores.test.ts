@@ -4,7 +4,7 @@
 // poll), retention prunes, and a retried attempt's text replaces the failed one's in the message
 // AI SDK's own reader builds.
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
+import type { UIMessage, UIMessageChunk } from 'ai';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +17,7 @@ import { SqliteRunStreamStore } from '../../src/stream/sqlite-run-stream.js';
 import { RunStreamUIState } from '../../src/stream/ui-chunks.js';
 import { readRunStream } from '../../src/stream/read-run-stream.js';
 import { dropTables } from './fixtures/drop-tables.js';
+import { finalMessage } from './fixtures/final-message.js';
 
 const PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const dir = mkdtempSync(join(tmpdir(), 'chamvi-stream-'));
@@ -219,17 +220,6 @@ describe('the UI view of a run stream', () => {
     ],
   });
 
-  async function message(chunks: UIMessageChunk[]): Promise<UIMessage | undefined> {
-    let last: UIMessage | undefined;
-    const stream = new ReadableStream<UIMessageChunk>({
-      start(c) {
-        for (const chunk of chunks) c.enqueue(chunk);
-        c.close();
-      },
-    });
-    for await (const m of readUIMessageStream({ stream, terminateOnError: true })) last = m;
-    return last;
-  }
   const texts = (m: UIMessage | undefined) => m?.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])) ?? [];
 
   it("shows only the retried attempt's text of a step whose first attempt broke off mid-stream", async () => {
@@ -245,13 +235,13 @@ describe('the UI view of a run stream', () => {
       chunks.push(...ui.batch(b));
     chunks.push({ type: 'finish' });
     expect(chunks.filter((c) => c.type === 'reset-step')).toHaveLength(1);
-    expect(texts(await message(chunks))).toEqual(['Good day', 'Bye']);
+    expect(texts(await finalMessage(chunks))).toEqual(['Good day', 'Bye']);
   });
 
   it('without reset-step, the same batches would append the broken text (the mechanism the test above relies on)', async () => {
     const ui = new RunStreamUIState();
     const chunks = [batch(1, 0, 1, ['Hello']), batch(2, 0, 2, ['Good'], true)].flatMap((b) => ui.batch(b));
     const without = chunks.filter((c) => c.type !== 'reset-step');
-    expect(texts(await message([{ type: 'start' }, ...without]))).toEqual(['Hello', 'Good']);
+    expect(texts(await finalMessage([{ type: 'start' }, ...without]))).toEqual(['Hello', 'Good']);
   });
 });

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundle } from '@temporalio/worker';
-import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
+import type { UIMessage, UIMessageChunk } from 'ai';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,6 +24,7 @@ import { runUIMessageStream } from '../../worker/stream/run-ui-message-stream.js
 import { bundleTestWorkflows } from '../fixtures/bundle.js';
 import { dropTables } from './fixtures/drop-tables.js';
 import { streamingModel, tokens } from './fixtures/streaming-model.js';
+import { finalMessage } from './fixtures/final-message.js';
 
 const PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
 let env: TestWorkflowEnvironment;
@@ -96,18 +97,6 @@ async function collect(
     }
   }
   return out;
-}
-
-async function finalMessage(chunks: UIMessageChunk[]): Promise<UIMessage | undefined> {
-  let last: UIMessage | undefined;
-  const stream = new ReadableStream<UIMessageChunk>({
-    start(c) {
-      for (const chunk of chunks) c.enqueue(chunk);
-      c.close();
-    },
-  });
-  for await (const m of readUIMessageStream({ stream, terminateOnError: true })) last = m;
-  return last;
 }
 
 const deltas = (chunks: UIMessageChunk[]): string[] =>

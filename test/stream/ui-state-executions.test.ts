@@ -4,9 +4,10 @@
 // zombie attempt of a replaced attempt is within one execution; it must not open a step of its
 // own between the new execution's steps.
 import { describe, expect, it } from '@jest/globals';
-import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
+import type { UIMessage, UIMessageChunk } from 'ai';
 import type { RunStreamBatch } from '../../src/stream/run-stream-store.js';
 import { RunStreamUIState } from '../../src/stream/ui-chunks.js';
+import { finalMessage } from './fixtures/final-message.js';
 
 const batch = (
   cursor: number,
@@ -27,17 +28,6 @@ const batch = (
   ],
 });
 
-async function message(chunks: UIMessageChunk[]): Promise<UIMessage | undefined> {
-  let last: UIMessage | undefined;
-  const stream = new ReadableStream<UIMessageChunk>({
-    start(c) {
-      for (const chunk of chunks) c.enqueue(chunk);
-      c.close();
-    },
-  });
-  for await (const m of readUIMessageStream({ stream, terminateOnError: true })) last = m;
-  return last;
-}
 const texts = (m: UIMessage | undefined): string[] =>
   m?.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])) ?? [];
 
@@ -55,7 +45,7 @@ describe('the UI view of a run stream across executions', () => {
       chunks.push(...ui.batch(b));
     chunks.push(...ui.endStep(), { type: 'finish' });
     expect(chunks.filter((c) => c.type === 'start-step')).toHaveLength(2);
-    expect(texts(await message(chunks))).toEqual(['Four', 'Five']);
+    expect(texts(await finalMessage(chunks))).toEqual(['Four', 'Five']);
   });
 
   it('shows the steps of a new execution (a reset to an earlier step) after what was shown', async () => {
@@ -68,6 +58,6 @@ describe('the UI view of a run stream across executions', () => {
     ])
       chunks.push(...ui.batch(b));
     chunks.push({ type: 'finish' });
-    expect(texts(await message(chunks))).toEqual(['One', 'Two', 'Again']);
+    expect(texts(await finalMessage(chunks))).toEqual(['One', 'Two', 'Again']);
   });
 });

@@ -4,7 +4,7 @@
 // the durable log) ends with only the second attempt's text.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
+import type { UIMessage, UIMessageChunk } from 'ai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,6 +17,7 @@ import { startAgentRun } from '../../worker/index.js';
 import { runUIMessageStream } from '../../worker/stream/run-ui-message-stream.js';
 import { answerOf } from './fixtures/crash-answer.js';
 import { dropTables } from './fixtures/drop-tables.js';
+import { finalMessage } from './fixtures/final-message.js';
 
 const PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
 let env: TestWorkflowEnvironment;
@@ -65,18 +66,6 @@ async function startWorker(
     });
   });
   return { child, tokens: (n) => new Promise<void>((resolve) => waiting.push({ n, resolve })) };
-}
-
-async function finalMessage(chunks: UIMessageChunk[]): Promise<UIMessage | undefined> {
-  let last: UIMessage | undefined;
-  const stream = new ReadableStream<UIMessageChunk>({
-    start(c) {
-      for (const chunk of chunks) c.enqueue(chunk);
-      c.close();
-    },
-  });
-  for await (const m of readUIMessageStream({ stream, terminateOnError: true })) last = m;
-  return last;
 }
 
 async function readAll(stream: ReadableStream<UIMessageChunk>): Promise<UIMessageChunk[]> {
