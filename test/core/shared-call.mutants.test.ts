@@ -1,6 +1,7 @@
 // Behaviours of the wait for an identical call in flight (src/effects/shared-call.ts) that the
 // mutation run found unguarded (docs/reliability.md, "Mutation testing").
 import { describe, expect, it } from '@jest/globals';
+import { getEventListeners } from 'node:events';
 import { z } from 'zod';
 import { applyEffect, defineEffectTool, EffectBusyError, MemoryEffectStore } from '../../src/index.js';
 import { callOptions, deferred, makeCtx, silentLogger } from './helpers.js';
@@ -56,5 +57,41 @@ describe('a call waiting for an identical call in flight', () => {
     gate.resolve();
     await expect(running).rejects.toBe(failure);
     await expect(sharing).rejects.toBe(failure);
+  });
+
+  it('leaves no abort listener on its signal once it settled: resolved, failed or given up', async () => {
+    const store = new MemoryEffectStore();
+    const waiting = new AbortController();
+    const run = async (outcome: 'resolve' | 'fail' | 'busy') => {
+      const gate = deferred();
+      const t = defineEffectTool({
+        inputSchema: z.object({}),
+        effectKey: () => `k-${outcome}`,
+        execute: async (): Promise<string> => {
+          await gate.promise;
+          if (outcome === 'fail') throw new Error('failed');
+          return 'ok';
+        },
+      });
+      const go = (ctx: ReturnType<typeof makeCtx>, busyWaitMs: number) =>
+        applyEffect(
+          { tool: t, toolName: 't', input: {}, ctx, options: callOptions(ctx) },
+          { store, logger: silentLogger, busyWaitMs },
+        );
+      const running = go(makeCtx('r'), 10_000);
+      const sharing = go(makeCtx('r', { signal: waiting.signal }), outcome === 'busy' ? 50 : 10_000);
+      expect(getEventListeners(waiting.signal, 'abort')).toHaveLength(1);
+      if (outcome === 'busy') {
+        // Given up while the running call goes on: the listener goes with the wait, not with the call.
+        await sharing.catch(() => undefined);
+        expect(getEventListeners(waiting.signal, 'abort')).toHaveLength(0);
+      }
+      gate.resolve();
+      await Promise.allSettled([running, sharing]);
+      expect(getEventListeners(waiting.signal, 'abort')).toHaveLength(0);
+    };
+    await run('resolve');
+    await run('fail');
+    await run('busy');
   });
 });
