@@ -18,6 +18,7 @@ import {
 } from './expectations.js';
 import { STRATEGIES, type Strategy } from './strategies.js';
 import { simulationSection } from '../simulation/report-section.js';
+import { mutationSection } from '../mutation/report-section.js';
 
 export const DOC_PATH = fileURLToPath(new URL('../../docs/reliability.md', import.meta.url));
 
@@ -159,6 +160,8 @@ export function renderReport(): string {
     );
   }
   lines.push('', ...simulationSection());
+  const mutation = mutationSection();
+  if (mutation.length > 0) lines.push('', ...mutation);
   return `${lines.join('\n')}\n`;
 }
 
