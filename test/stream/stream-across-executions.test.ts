@@ -1,4 +1,5 @@
-// A run stream reader across workflow executions, on Temporal's time-skipping server: a run that
+// A run stream reader across workflow executions, on a Temporal dev server (the time-skipping
+// server may skip its clock past a model step that streams in real time, and time the run out): a run that
 // continues as new after every step is followed through its executions to its end (each step
 // once, the final result's effects); and when the workflow id is reused for a new run
 // (startAgentRun with the same `workflowId` once the first closed), the reader follows the run it
@@ -12,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { defineAgent, defineEffectTool, MemoryEffectStore } from '../../src/index.js';
 import { MemoryRunStreamStore } from '../../src/stream/memory-run-stream.js';
-import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
+import { createDevServerEnvironment } from '../../testing/test-environment.js';
 import { createAgentWorker, startAgentRun } from '../../worker/index.js';
 import { runUIMessageStream } from '../../worker/stream/run-ui-message-stream.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';
@@ -22,7 +23,7 @@ let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundle;
 
 beforeAll(async () => {
-  env = await createTimeSkippingEnvironment();
+  env = await createDevServerEnvironment();
   bundle = await bundleTestWorkflows();
 }, 120_000);
 
