@@ -145,6 +145,25 @@ export function effectStoreConformance(harness: StoreHarness): void {
       expect(second.token.fence).toBeGreaterThan(first.fence);
     });
 
+    it('the owner of a live claim claims the key again: acquired with a higher fence, no takeover', async () => {
+      const store = await fresh();
+      const first = await acquire(store, 'k', 'A');
+      const again = await store.claim('k', request('A'));
+      expect(again).toMatchObject({ status: 'acquired', takeover: false });
+      if (again.status !== 'acquired') return;
+      expect(again.token.fence).toBeGreaterThan(first.fence);
+    });
+
+    it('a claim after a put ended a claim and its record expired gets a fence above the ended claim', async () => {
+      // Fences only grow: a strategy that hands the fence to a remote (a CAS, a fence header) relies on it.
+      const store = await fresh({ retentionMs: 400 });
+      const ended = await acquire(store, 'k', 'A');
+      await store.put('k', input('by put'));
+      await harness.advance(600);
+      const next = await acquire(store, 'k', 'B');
+      expect(next.fence).toBeGreaterThan(ended.fence);
+    });
+
     it("a stale owner's complete changes nothing and returns the winner's record", async () => {
       const store = await fresh();
       const stale = await acquire(store, 'k', 'A', SHORT);
