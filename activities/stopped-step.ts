@@ -14,8 +14,9 @@ export function stepLimitField(agent: Agent): Pick<ModelStepResult, 'agentMaxSte
 
 /**
  * The model step's answer when a stop condition is met before its model call: no model call, no
- * text, nothing stored; the workflow ends the run with the steps it has (its text stays the last
- * step's, as the AI SDK's result does), so it carries no step limit either.
+ * text (the step stores only the last step's tool results, closing the conversation); the workflow
+ * ends the run with the steps it has (its text stays the last step's, as the AI SDK's result does),
+ * so it carries no step limit either.
  */
 export function stoppedStep(): ModelStepResult {
   return { stopped: true, text: '', finishReason: 'stop', toolCalls: [] };
