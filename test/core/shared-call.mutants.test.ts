@@ -4,6 +4,7 @@ import { describe, expect, it } from '@jest/globals';
 import { getEventListeners } from 'node:events';
 import { z } from 'zod';
 import { applyEffect, defineEffectTool, EffectBusyError, MemoryEffectStore } from '../../src/index.js';
+import { awaitSharedCall } from '../../src/effects/shared-call.js';
 import { callOptions, deferred, makeCtx, silentLogger } from './helpers.js';
 
 describe('a call waiting for an identical call in flight', () => {
@@ -93,5 +94,30 @@ describe('a call waiting for an identical call in flight', () => {
     await run('resolve');
     await run('fail');
     await run('busy');
+  });
+
+  it('leaves no timer pending once it settled: resolved, failed or aborted', async () => {
+    // A timer left pending holds the worker's event loop open for up to busyWaitMs after the wait ended.
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    const resolved = deferred();
+    const waitResolved = awaitSharedCall(resolved.promise, 'k', 600_000, new AbortController().signal);
+    expect(timers()).toBe(before + 1);
+    resolved.resolve();
+    await waitResolved;
+    expect(timers()).toBe(before);
+
+    let fail!: (error: Error) => void;
+    const failed = new Promise((_, reject) => (fail = reject));
+    const waitFailed = awaitSharedCall(failed, 'k', 600_000, new AbortController().signal);
+    fail(new Error('failed'));
+    await expect(waitFailed).rejects.toThrow('failed');
+    expect(timers()).toBe(before);
+
+    const cancel = new AbortController();
+    const waitAborted = awaitSharedCall(new Promise(() => undefined), 'k', 600_000, cancel.signal);
+    cancel.abort(new Error('cancelled'));
+    await expect(waitAborted).rejects.toThrow('cancelled');
+    expect(timers()).toBe(before);
   });
 });
