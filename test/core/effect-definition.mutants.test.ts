@@ -68,7 +68,7 @@ describe('what execute receives', () => {
   it('the step index the engine attached is read back, non-enumerable, also when another copy attached it', () => {
     const options = withStepIndex({ messages: [{ role: 'assistant' }] }, 7);
     expect(stepIndex(options)).toBe(7);
-    expect(Object.keys(options)).toEqual(['messages']);
+    expect(Object.prototype.propertyIsEnumerable.call(options, Symbol.for('@chamvi/temporal/step-index'))).toBe(false);
     expect(stepIndex({ messages: [], [Symbol.for('@chamvi/temporal/step-index')]: 2 })).toBe(2);
   });
 });
@@ -102,9 +102,9 @@ describe('what execute returns', () => {
   });
 
   it("an unserialisable result's reason names what JSON cannot hold, not a value JSON writes lossily", async () => {
-    const error = await run(() => ({ ratio: NaN, id: 1n })).catch((e: unknown) => e);
+    const error = await run(() => ({ a: NaN, b: 1n })).catch((e: unknown) => e);
     expect(EffectResultNotSerializableError.isInstance(error)).toBe(true);
-    expect((error as Error).message).toMatch(/BigInt at \$\.id/);
+    expect((error as Error).message).toMatch(/BigInt at \$\.b/);
     expect((error as Error).message).not.toMatch(/NaN/);
   });
 });
