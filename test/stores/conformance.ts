@@ -87,6 +87,19 @@ export function effectStoreConformance(harness: StoreHarness): void {
       expect(await store.get('k')).toEqual(written);
     });
 
+    it('a record written without run id, attempt or fingerprint has no such fields, not null ones', async () => {
+      const store = await fresh();
+      const bare = { toolName: 'comment', result: 1, origin: 'executed' } as const;
+      const put = await store.put('p', bare);
+      const claimed = await store.claim('c', { owner: 'A', leaseMs: LEASE, toolName: 'comment' });
+      if (claimed.status !== 'acquired') throw new Error(`expected to acquire c, got ${claimed.status}`);
+      const completed = await store.complete(claimed.token, bare);
+      for (const record of [put, completed.record, await store.get('p'), await store.get('c')]) {
+        expect(record).toBeDefined();
+        expect(Object.keys(record ?? {}).filter((k) => ['runId', 'attempt', 'fingerprint'].includes(k))).toEqual([]);
+      }
+    });
+
     it('put is first-writer-wins and returns the stored winner', async () => {
       const store = await fresh();
       const first = await store.put('k', input('first'));
@@ -181,7 +194,7 @@ export function effectStoreConformance(harness: StoreHarness): void {
       const stale = await acquire(store, 'k', 'A', SHORT);
       await harness.advance(SHORT * 2);
       const fresher = await acquire(store, 'k', 'B');
-      expect(await store.complete(stale, input('A too late'))).toEqual({ status: 'lost' });
+      expect(await store.complete(stale, input('A too late'))).toStrictEqual({ status: 'lost' });
       expect(await store.get('k')).toBeUndefined();
       expect((await store.complete(fresher, input('B'))).status).toBe('ok');
     });
@@ -191,8 +204,8 @@ export function effectStoreConformance(harness: StoreHarness): void {
       const stale = await acquire(store, 'k', 'A', SHORT);
       await harness.advance(SHORT * 2);
       const fresher = await acquire(store, 'k', 'B');
-      expect(await store.renew(stale, LEASE)).toEqual({ status: 'lost' });
-      expect(await store.release(stale)).toEqual({ status: 'lost' });
+      expect(await store.renew(stale, LEASE)).toStrictEqual({ status: 'lost' });
+      expect(await store.release(stale)).toStrictEqual({ status: 'lost' });
       expect((await store.claim('k', request('C'))).status).toBe('busy');
       const done = await store.complete(fresher, input('B'));
       expect(await store.renew(stale, LEASE)).toEqual({ status: 'lost', record: done.record });
@@ -203,8 +216,8 @@ export function effectStoreConformance(harness: StoreHarness): void {
     it('a forged token with the right owner but another fence is refused', async () => {
       const store = await fresh();
       const token = await acquire(store, 'k', 'A');
-      expect(await store.renew({ ...token, fence: token.fence + 1 }, LEASE)).toEqual({ status: 'lost' });
-      expect(await store.complete({ ...token, owner: 'B' }, input(1))).toEqual({ status: 'lost' });
+      expect(await store.renew({ ...token, fence: token.fence + 1 }, LEASE)).toStrictEqual({ status: 'lost' });
+      expect(await store.complete({ ...token, owner: 'B' }, input(1))).toStrictEqual({ status: 'lost' });
     });
 
     it('complete works on an expired lease when nobody took over', async () => {
@@ -236,7 +249,7 @@ export function effectStoreConformance(harness: StoreHarness): void {
       await harness.advance(2);
       const taken = await store.claim('k', request('B'));
       expect(taken).toMatchObject({ status: 'acquired', takeover: true });
-      expect(await store.renew(token, LEASE)).toEqual({ status: 'lost' });
+      expect(await store.renew(token, LEASE)).toStrictEqual({ status: 'lost' });
     });
 
     it('expiry is checked at read: an expired record reads as absent and its key can be claimed again', async () => {

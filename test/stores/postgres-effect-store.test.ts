@@ -11,6 +11,7 @@ import {
 } from '../../src/index.js';
 import { type ManagedEffectStore } from '../../src/stores/index.js';
 import { PostgresEffectStore } from '../../src/stores/postgres.js';
+import { storageKey } from '../../src/stores/storage-key.js';
 import { effectStoreConformance } from './conformance.js';
 
 const URL = process.env['CHAMVI_TEST_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -151,6 +152,27 @@ describe('PostgresEffectStore', () => {
     const started = Date.now();
     await expect(store.get('k')).rejects.toThrow(/10\.255\.255\.1:5432/);
     expect(Date.now() - started).toBeLessThan(2_000);
+    await store.close();
+  });
+
+  it('a row filed under the same stored key by another key is refused on every path, never mixed in', async () => {
+    // Keys over 512 bytes are filed under their SHA-256; the row's full key is compared on every
+    // read and write. A real collision cannot be produced, so the row's key is rewritten by hand.
+    const store = new PostgresEffectStore({ pool: admin, schema, table: 'collision' });
+    const forge = (key: string) =>
+      admin.query(`UPDATE ${schema}.collision SET key = 'another key' WHERE id = $1`, [storageKey(key)]);
+    const done = 'd'.repeat(600);
+    await store.put(done, { toolName: 't', result: 1, origin: 'executed' });
+    await forge(done);
+    const refused = /shares its stored \(hashed\) key with another key; refusing to mix their records/;
+    await expect(store.get(done)).rejects.toThrow(refused);
+    await expect(store.claim(done, { owner: 'A', leaseMs: 60_000, toolName: 't' })).rejects.toThrow(refused);
+    await expect(store.put(done, { toolName: 't', result: 2, origin: 'executed' })).rejects.toThrow(refused);
+    const open = 'o'.repeat(600);
+    expect((await store.claim(open, { owner: 'A', leaseMs: 60_000, toolName: 't' })).status).toBe('acquired');
+    await forge(open);
+    await expect(store.claim(open, { owner: 'B', leaseMs: 60_000, toolName: 't' })).rejects.toThrow(refused);
+    await expect(store.put(open, { toolName: 't', result: 2, origin: 'executed' })).rejects.toThrow(refused);
     await store.close();
   });
 });

@@ -13,6 +13,7 @@ import {
 } from '../../src/index.js';
 import { type ManagedEffectStore } from '../../src/stores/index.js';
 import { SqliteEffectStore } from '../../src/stores/sqlite.js';
+import { storageKey } from '../../src/stores/storage-key.js';
 import { effectStoreConformance } from './conformance.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'chamvi-sqlite-store-'));
@@ -168,6 +169,32 @@ describe('SqliteEffectStore', () => {
     await expect(store.claim('k', { owner: 'A', leaseMs: 1000, toolName: 't' })).rejects.toThrow(/locked|busy/i);
     other.exec('COMMIT');
     other.close();
+    await store.close();
+  });
+
+  it('a row filed under the same stored key by another key is refused on every path, never mixed in', async () => {
+    // Keys over 512 bytes are filed under their SHA-256; the row's full key is compared on every
+    // read and write. A real collision cannot be produced, so the row's key is rewritten by hand.
+    const path = join(dir, 'collision.db');
+    const store = new SqliteEffectStore({ path, table: 'effects' });
+    const db = new DatabaseSync(path);
+    const forge = (key: string) =>
+      db.prepare('UPDATE "effects" SET key = :other WHERE id = :id').run({ other: 'another key', id: storageKey(key) });
+    const done = 'd'.repeat(600);
+    await store.put(done, { toolName: 't', result: 1, origin: 'executed' });
+    forge(done);
+    const refused = /hashes to the same stored key as "another key…"; refusing to mix their records/;
+    await expect(store.get(done)).rejects.toThrow(refused);
+    await expect(store.claim(done, { owner: 'A', leaseMs: 60_000, toolName: 't' })).rejects.toThrow(refused);
+    await expect(store.put(done, { toolName: 't', result: 2, origin: 'executed' })).rejects.toThrow(refused);
+    const open = 'o'.repeat(600);
+    expect((await store.claim(open, { owner: 'A', leaseMs: 60_000, toolName: 't' })).status).toBe('acquired');
+    forge(open);
+    await expect(store.claim(open, { owner: 'B', leaseMs: 60_000, toolName: 't' })).rejects.toThrow(refused);
+    await expect(store.put(open, { toolName: 't', result: 2, origin: 'executed' })).rejects.toThrow(
+      /hashes to the same stored key as "\(an unfinished claim\)…"/,
+    );
+    db.close();
     await store.close();
   });
 });
