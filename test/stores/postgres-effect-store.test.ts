@@ -166,6 +166,8 @@ describe('PostgresEffectStore', () => {
     await forge(done);
     const refused = /shares its stored \(hashed\) key with another key; refusing to mix their records/;
     await expect(store.get(done)).rejects.toThrow(refused);
+    // The message quotes the first 80 characters of the key, not all 600.
+    await expect(store.get(done)).rejects.toThrow(/^Effect key "d{80}…" shares/);
     await expect(store.claim(done, { owner: 'A', leaseMs: 60_000, toolName: 't' })).rejects.toThrow(refused);
     await expect(store.put(done, { toolName: 't', result: 2, origin: 'executed' })).rejects.toThrow(refused);
     const open = 'o'.repeat(600);
@@ -173,6 +175,24 @@ describe('PostgresEffectStore', () => {
     await forge(open);
     await expect(store.claim(open, { owner: 'B', leaseMs: 60_000, toolName: 't' })).rejects.toThrow(refused);
     await expect(store.put(open, { toolName: 't', result: 2, origin: 'executed' })).rejects.toThrow(refused);
+    await store.close();
+  });
+
+  it('an open claim row names who holds the key: tool, run id, attempt and input fingerprint, for an operator to read', async () => {
+    const store = new PostgresEffectStore({ pool: admin, schema, table: 'holders' });
+    const claimed = await store.claim('k', {
+      owner: 'A',
+      leaseMs: 60_000,
+      toolName: 'comment',
+      runId: 'run-7',
+      attempt: 3,
+      fingerprint: 'f'.repeat(64),
+    });
+    expect(claimed.status).toBe('acquired');
+    const { rows } = await admin.query(
+      `SELECT tool_name, run_id, attempt, fingerprint FROM ${schema}.holders WHERE key = 'k'`,
+    );
+    expect(rows).toEqual([{ tool_name: 'comment', run_id: 'run-7', attempt: 3, fingerprint: 'f'.repeat(64) }]);
     await store.close();
   });
 });

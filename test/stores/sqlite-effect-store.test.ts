@@ -179,12 +179,16 @@ describe('SqliteEffectStore', () => {
     const store = new SqliteEffectStore({ path, table: 'effects' });
     const db = new DatabaseSync(path);
     const forge = (key: string) =>
-      db.prepare('UPDATE "effects" SET key = :other WHERE id = :id').run({ other: 'another key', id: storageKey(key) });
+      db
+        .prepare('UPDATE "effects" SET key = :other WHERE id = :id')
+        .run({ other: 'z'.repeat(600), id: storageKey(key) });
     const done = 'd'.repeat(600);
     await store.put(done, { toolName: 't', result: 1, origin: 'executed' });
     forge(done);
-    const refused = /hashes to the same stored key as "another key…"; refusing to mix their records/;
+    const refused = /hashes to the same stored key as "z{80}…"; refusing to mix their records/;
     await expect(store.get(done)).rejects.toThrow(refused);
+    // The message quotes the first 80 characters of the key, not all 600.
+    await expect(store.get(done)).rejects.toThrow(/^Effect key "d{80}…" hashes/);
     await expect(store.claim(done, { owner: 'A', leaseMs: 60_000, toolName: 't' })).rejects.toThrow(refused);
     await expect(store.put(done, { toolName: 't', result: 2, origin: 'executed' })).rejects.toThrow(refused);
     const open = 'o'.repeat(600);
@@ -195,6 +199,20 @@ describe('SqliteEffectStore', () => {
       /hashes to the same stored key as "\(an unfinished claim\)…"/,
     );
     db.close();
+    await store.close();
+  });
+
+  it('a finished row without an expiry (an earlier version wrote "never") reads back with no expiresAt and stays', async () => {
+    const path = join(dir, 'no-expiry.db');
+    const store = new SqliteEffectStore({ path, table: 'effects', retentionMs: 1 });
+    await store.put('k', { toolName: 't', result: 1, origin: 'executed' });
+    const db = new DatabaseSync(path);
+    db.prepare('UPDATE "effects" SET expires_at = NULL WHERE key = :key').run({ key: 'k' });
+    db.close();
+    await sleep(20);
+    const record = await store.get('k');
+    expect(record).toMatchObject({ key: 'k', result: 1 });
+    expect(record !== undefined && 'expiresAt' in record).toBe(false);
     await store.close();
   });
 });
