@@ -22,14 +22,8 @@ import {
   type FencedResult,
   type IEffectStore,
 } from '../../src/index.js';
+import { RECORD_K as RECORD } from './helpers.js';
 
-const RECORD: EffectRecord = {
-  key: 'k',
-  toolName: 't',
-  result: 'posted',
-  origin: 'executed',
-  recordedAt: '2026-12-01T00:00:00.000Z',
-};
 const TOKEN: ClaimToken = { key: 'k', owner: 'me', fence: 2 };
 
 /** A store whose every answer the test scripts; it notes each call and when it came (fake clock). */

@@ -163,6 +163,15 @@ export function captureLogger(): EffectLogger & { readonly messages: string[] } 
   };
 }
 
+/** A finished record of key `k`, as a scripted store hands it back. */
+export const RECORD_K: EffectRecord = {
+  key: 'k',
+  toolName: 't',
+  result: 'posted',
+  origin: 'executed',
+  recordedAt: '2026-12-01T00:00:00.000Z',
+};
+
 export const silentLogger: EffectLogger = { warn: () => undefined };
 
 export function makeCtx(runId = 'run-1', init: Partial<ToolContextInit> = {}): ToolContext {

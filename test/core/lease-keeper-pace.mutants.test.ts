@@ -7,15 +7,8 @@ import { withGlobal } from '@sinonjs/fake-timers';
 import { monotonicNow, type Lease } from '../../src/effects/effect-lease.js';
 import { keepLease, type KeptLease } from '../../src/effects/lease-keeper.js';
 import type { EffectLogger } from '../../src/effects/effect-report.js';
-import type { EffectClaims, EffectRecord, FencedResult, IEffectStore } from '../../src/index.js';
-
-const RECORD: EffectRecord = {
-  key: 'k',
-  toolName: 't',
-  result: 'posted',
-  origin: 'executed',
-  recordedAt: '2026-12-01T00:00:00.000Z',
-};
+import type { EffectClaims, FencedResult, IEffectStore } from '../../src/index.js';
+import { RECORD_K as RECORD } from './helpers.js';
 
 /** A store that notes when each lease was renewed; `answers` decide each renewal (default: ok at once). */
 class RenewLog implements IEffectStore, EffectClaims {
