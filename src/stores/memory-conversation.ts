@@ -70,7 +70,7 @@ export class MemoryConversationStore implements ConversationStore {
   loadConversation(head: string): Promise<ConversationEntry[] | undefined> {
     const chain: ConversationEntry[] = [];
     const visited = new Set<string>();
-    for (let entry = this.entries.get(head); entry !== undefined && !visited.has(entry.key); ) {
+    for (let entry = this.entries.get(head); entry !== undefined && !visited.has(entry.key);) {
       visited.add(entry.key);
       chain.push({ key: entry.key, parent: entry.parent, json: entry.json });
       entry = this.entries.get(entry.parent);

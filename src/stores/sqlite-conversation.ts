@@ -1,5 +1,4 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { ConversationEntry } from '../conversation/conversation-entry.js';
 import { SQLITE_NOW_MS as NOW } from './sqlite-schema.js';
 
 /**
@@ -82,10 +81,6 @@ export function sqliteConversationStatements(db: DatabaseSync, table: string): S
   const r = `"${runs}"`;
   const x = `"${executions}"`;
   const p = `"${payloads}"`;
-  // Runs some execution let go of, and that no execution (nor a 0.3 run row) still holds.
-  const released = (run: string) => `${run} IN (SELECT run_id FROM ${x} WHERE ${GONE} UNION SELECT run_id FROM ${r} WHERE ${GONE})
-        AND NOT EXISTS (SELECT 1 FROM ${x} WHERE ${x}.run_id = ${run} AND NOT (${GONE}))
-        AND NOT EXISTS (SELECT 1 FROM ${r} WHERE ${r}.run_id = ${run} AND NOT (${GONE}))`;
   return {
     insertEntry: db.prepare(
       `INSERT INTO ${e} (key, parent, run_id, json) VALUES (:key, :parent, :run, :json) ON CONFLICT (key) DO NOTHING`,
@@ -111,8 +106,14 @@ export function sqliteConversationStatements(db: DatabaseSync, table: string): S
       INSERT INTO ${p} (key, data, expires_at) VALUES (:key, :data, ${NOW} + :retention)
       ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at`),
     getPayload: db.prepare(`SELECT data FROM ${p} WHERE key = :key AND expires_at > ${NOW}`),
+    // Entries of runs some execution let go of, and that no execution (nor a 0.3 run row) still holds.
     pruneEntries: db.prepare(`
-      DELETE FROM ${e} WHERE key IN (SELECT c.key FROM ${e} c WHERE ${released('c.run_id')} LIMIT :n)`),
+      DELETE FROM ${e} WHERE key IN (
+        SELECT c.key FROM ${e} c
+        WHERE c.run_id IN (SELECT run_id FROM ${x} WHERE ${GONE} UNION SELECT run_id FROM ${r} WHERE ${GONE})
+          AND NOT EXISTS (SELECT 1 FROM ${x} WHERE ${x}.run_id = c.run_id AND NOT (${GONE}))
+          AND NOT EXISTS (SELECT 1 FROM ${r} WHERE ${r}.run_id = c.run_id AND NOT (${GONE}))
+        LIMIT :n)`),
     pruneRuns: db.prepare(`
       DELETE FROM ${r} WHERE run_id IN (
         SELECT run_id FROM ${r} WHERE ${GONE}

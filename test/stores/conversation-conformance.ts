@@ -175,7 +175,7 @@ export function conversationStoreConformance(harness: ConversationStoreHarness):
       await store.close();
     });
 
-    it('two executions share a run id: one closes, and a prune past the retention keeps the open one\'s entries', async () => {
+    it("two executions share a run id: one closes, and a prune past the retention keeps the open one's entries", async () => {
       const retentionMs = 300;
       await fresh({ retentionMs });
       const run = runId();

@@ -94,7 +94,7 @@ async function sleepingBetweenSteps(handle: WorkflowHandle): Promise<void> {
 /** The stores with an SQL table someone else can write: a store handle, and how to run SQL on its entries table. */
 const sqlStores: ReadonlyArray<{
   name: string;
-  open(): { store: () => ManagedEffectStore; edit(statement: (conv: string) => string): Promise<void> };
+  open: () => { store: () => ManagedEffectStore; edit: (statement: (conv: string) => string) => Promise<void> };
 }> = [
   {
     name: 'SQLite',
@@ -148,7 +148,9 @@ describe('the conversation as someone else writes the store (time-skipping serve
       // The prompt as step 0 stored it, rewritten in place.
       await edit((conv) => `UPDATE ${conv} SET json = replace(json, '${PROMPT}', '${FORGED}')`);
       const second = store();
-      const failure = await (await workerFor(agent, second, taskQueue)).runUntil(
+      const failure = await (
+        await workerFor(agent, second, taskQueue)
+      ).runUntil(
         handle.result().then(
           () => undefined,
           (error: unknown) => error,
@@ -158,7 +160,9 @@ describe('the conversation as someone else writes the store (time-skipping serve
       expect(failure).toBeInstanceOf(WorkflowFailedError);
       const cause = (failure as WorkflowFailedError).cause?.cause as { type?: string; message: string } | undefined;
       expect(cause?.type).toBe('ConversationEntryCorruptError');
-      expect(cause?.message).toContain(`The conversation of run ${handle.firstExecutionRunId} is corrupt in the store at entry`);
+      expect(cause?.message).toContain(
+        `The conversation of run ${handle.firstExecutionRunId} is corrupt in the store at entry`,
+      );
       expect(seen).toHaveLength(1);
       expect(seen.join('\n')).not.toContain(FORGED);
     },
@@ -196,7 +200,12 @@ describe('the conversation as someone else writes the store (time-skipping serve
       });
       await sleepingBetweenSteps(started);
       // Another workflow given the same run id ends while the first waits.
-      const other = await runAgentWorkflow(env.client, { agent: answering.name, prompt: 'Anything?', taskQueue, runId });
+      const other = await runAgentWorkflow(env.client, {
+        agent: answering.name,
+        prompt: 'Anything?',
+        taskQueue,
+        runId,
+      });
       expect(other.text).toBe('Nothing to do.');
       return started;
     });
