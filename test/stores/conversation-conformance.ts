@@ -234,13 +234,16 @@ export function conversationStoreConformance(harness: ConversationStoreHarness):
         await fresh();
         const run = runId();
         const entries = chainEntries(conversationRoot(run), [user('hi'), assistant('hello'), user('more')]);
-        await store.appendConversation(run, entries);
+        const writer = new ConversationLog(store);
+        await writer.append(run, entries);
         const edited = entries[0]!.key;
         await tamper(store, `UPDATE $conv SET json = replace(json, '"hi"', '"FORGED"') WHERE key = '${edited}'`);
         expect(JSON.stringify(await store.loadConversation(entries[2]!.key))).toContain('FORGED');
         const error = await rejection(loadUncached(store, run, entries[2]!.key));
         expectCorrupt(error, run, edited);
         expect((error as Error).message).not.toContain('FORGED');
+        // The worker that wrote the entries keeps what it wrote: never the forged text either.
+        expect(await writer.load(run, entries[2]!.key)).toEqual(entries);
         // A parent link edited to skip an entry fails the same way, naming the entry edited.
         const again = runId();
         const chain = chainEntries(conversationRoot(again), [user('a'), assistant('b'), user('c')]);
