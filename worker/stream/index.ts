@@ -21,6 +21,7 @@ export {
 } from '../../src/stream/postgres-run-stream.js';
 export { createRunStreamStore, type CreateRunStreamStoreOptions } from '../../src/stream/create-run-stream-store.js';
 export { readRunStream, type ReadRunStreamOptions } from '../../src/stream/read-run-stream.js';
+export { InvalidOptionError } from '../../src/errors/errors.js';
 export { RunStreamUIState } from '../../src/stream/ui-chunks.js';
 export {
   RunStreamWriter,
@@ -30,6 +31,7 @@ export {
 export {
   runUIMessageStream,
   RUN_STREAM_STOPPED,
+  DEFAULT_RUN_POLL_MS,
   type RunUIMessageStreamOptions,
   type ChamviCursorChunk,
 } from './run-ui-message-stream.js';
