@@ -210,10 +210,7 @@ async function runProtocol(
   let origin: 'executed' | 'reconciled' = 'executed';
   let result: unknown;
   // The lease is renewed from the claim until the effect returns, so a slow alreadyApplied keeps it too.
-  const kept =
-    lease === undefined
-      ? undefined
-      : keepLease(lease, call.ctx.run.signal, abortGraceMs, logger);
+  const kept = lease === undefined ? undefined : keepLease(lease, call.ctx.run.signal, abortGraceMs, logger);
   let finishedElsewhere: EffectRecord | undefined;
   try {
     const remote =

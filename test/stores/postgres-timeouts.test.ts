@@ -37,7 +37,7 @@ afterEach(async () => {
 
 async function stallingProxy(): Promise<StallingProxy> {
   const proxy = await stallingProxyTo(PG_URL);
-  unblock.push(proxy.close);
+  unblock.push(() => proxy.close());
   return proxy;
 }
 

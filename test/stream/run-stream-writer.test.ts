@@ -11,7 +11,9 @@ const ref = { runId: 'r', step: 0, attempt: 1, execution: 'exec-1' };
 const SLACK_MS = 250;
 
 /** A store whose appends are answered by `answer` (counted). */
-function storeWith(answer: (store: MemoryRunStreamStore, ...args: Parameters<RunStreamStore['append']>) => Promise<number>) {
+function storeWith(
+  answer: (store: MemoryRunStreamStore, ...args: Parameters<RunStreamStore['append']>) => Promise<number>,
+) {
   const inner = new MemoryRunStreamStore();
   const calls = { appends: 0 };
   const store: RunStreamStore = Object.assign(Object.create(inner) as RunStreamStore, {
@@ -47,7 +49,9 @@ describe('the run stream writer at the end of a step', () => {
     expect(ms).toBeLessThan(STREAM_CLOSE_BUDGET_MS + SLACK_MS);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]?.message).toMatch(
-      new RegExp(`run r, step 0, attempt 1: the store did not take the step's last 3 parts within ${STREAM_CLOSE_BUDGET_MS} ms`),
+      new RegExp(
+        `run r, step 0, attempt 1: the store did not take the step's last 3 parts within ${STREAM_CLOSE_BUDGET_MS} ms`,
+      ),
     );
     expect(warnings[0]?.parts).toBe(3);
     // Given up: later parts are not written, closing again does not wait or warn again.
@@ -81,7 +85,9 @@ describe('the run stream writer at the end of a step', () => {
     answer?.();
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(calls.appends).toBe(1);
-    expect((await inner.read('r', 0)).flatMap((b) => b.parts)).toEqual([{ type: 'text-delta', id: 't', delta: 'first' }]);
+    expect((await inner.read('r', 0)).flatMap((b) => b.parts)).toEqual([
+      { type: 'text-delta', id: 't', delta: 'first' },
+    ]);
     expect(warnings).toHaveLength(1);
   }, 5_000);
 
