@@ -17,8 +17,8 @@ import {
 import { stallingProxy as stallingProxyTo, type StallingProxy } from '../fixtures/stalling-proxy.js';
 
 // A PostgreSQL connection that stops answering, for real: a TCP proxy in front of the server that
-// drops every byte while keeping the sockets open (test/fixtures/stalling-proxy.ts). And a statement stuck on the server:
-// a row lock held by another transaction.
+// drops every byte while keeping the sockets open (test/fixtures/stalling-proxy.ts). And a
+// statement stuck on the server: a row lock held by another transaction.
 
 const PG_URL = process.env['CHAMVI_TEST_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `chamvi_timeouts_${process.pid}`;
