@@ -109,14 +109,14 @@ export const FAILURE_CATALOGUE = {
   EffectStoreUnavailableError: { retried: false, then: 'caller' },
   /** A health endpoint option is unusable (a port that is no port, one in use). */
   WorkerHealthError: { retried: false, then: 'caller' },
-  /** An option out of its range where it is given (`abortGraceMs`, `pollMs`, a stream cursor `from`). */
-  InvalidOptionError: { retried: false, then: 'caller' },
   /** `decideApproval` for a call that is not waiting for a decision. */
   ApprovalNotPendingError: { retried: false, then: 'caller' },
   /** `decideApproval` without an approval secret to sign the decision with. */
   ApprovalSecretMissingError: { retried: false, then: 'caller' },
   /** Raised by workflow code: an approval decision whose token does not verify, or a call decided already. */
   ApprovalRefusedError: { retried: false, then: 'caller' },
+  /** An option out of its range where it is given (`abortGraceMs`, `pollMs`, a stream cursor `from`). */
+  InvalidOptionError: { retried: false, then: 'caller' },
 } as const satisfies Record<string, FailurePolicy>;
 
 /** A failure type the catalogue knows. */
