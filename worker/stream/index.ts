@@ -21,7 +21,6 @@ export {
 } from '../../src/stream/postgres-run-stream.js';
 export { createRunStreamStore, type CreateRunStreamStoreOptions } from '../../src/stream/create-run-stream-store.js';
 export { readRunStream, type ReadRunStreamOptions } from '../../src/stream/read-run-stream.js';
-export { InvalidOptionError } from '../../src/errors/errors.js';
 export { RunStreamUIState } from '../../src/stream/ui-chunks.js';
 export {
   RunStreamWriter,
