@@ -29,6 +29,11 @@ export interface ModelStepInput extends RunRef {
    * The step that reaches it closes the run's conversation, whatever the model answers.
    */
   readonly maxSteps?: number;
+  /**
+   * The workflow's first execution run id, when it differs from `runId` (a custom run id): with the
+   * run id and the workflow id, the key of the run's stream. Absent: it is `runId`.
+   */
+  readonly firstExecutionRunId?: string;
 }
 
 /** A valid tool call of a step, planned by the model-step activity (which knows the tools). */

@@ -115,6 +115,8 @@ export const FAILURE_CATALOGUE = {
   ApprovalSecretMissingError: { retried: false, then: 'caller' },
   /** Raised by workflow code: an approval decision whose token does not verify, or a call decided already. */
   ApprovalRefusedError: { retried: false, then: 'caller' },
+  /** A run stream store used after its `close()` (a reader or writer that outlived it). */
+  RunStreamClosedError: { retried: false, then: 'caller' },
 } as const satisfies Record<string, FailurePolicy>;
 
 /** A failure type the catalogue knows. */

@@ -31,6 +31,7 @@ export {
   LegacyContextFieldError,
   MissingPeerDependencyError,
   RemoteRefContendedError,
+  RunStreamClosedError,
   ToolNotAllowedError,
   UnknownAgentError,
   UnknownToolError,

@@ -6,13 +6,17 @@ import { SqliteRunStreamStore, type SqliteRunStreamOptions } from './sqlite-run-
 
 /** What {@link createRunStreamStore} takes besides the spec. */
 export interface CreateRunStreamStoreOptions {
-  /** Table of the batches (and PostgreSQL's `LISTEN` channel). Default `chamvi_stream`. */
+  /**
+   * Table of the batches (and `<table>_head`, each stream's last cursor; PostgreSQL's `LISTEN`
+   * channel). Default `chamvi_stream`: 1 to 55 letters (lowercase for PostgreSQL), digits or
+   * underscores, not starting with a digit.
+   */
   readonly table?: string;
-  /** How long a batch is kept, in ms. Default 7 days. */
+  /** How long a batch is kept, in ms: 1 to 100 years. Default 7 days. */
   readonly retentionMs?: number;
-  /** SQLite: how often a waiting reader polls, in ms. Default 50. */
+  /** SQLite: how often a waiting reader polls, in ms: 10 to 2^31 - 1. Default 50. */
   readonly pollMs?: SqliteRunStreamOptions['pollMs'];
-  /** PostgreSQL: the safety read of a waiting reader without notifications, in ms. Default 30 000. */
+  /** PostgreSQL: the safety read of a waiting reader without notifications, in ms: 100 to 2^31 - 1. Default 30 000. */
   readonly safetyPollMs?: PostgresRunStreamOptions['safetyPollMs'];
 }
 
@@ -23,7 +27,8 @@ export interface CreateRunStreamStoreOptions {
  * path or `sqlite:` URL → {@link SqliteRunStreamStore} (readers poll), `memory:` →
  * {@link MemoryRunStreamStore} (this process only). Nothing is opened before first use.
  *
- * @throws InvalidEffectStoreSpecError for a malformed spec.
+ * @throws InvalidEffectStoreSpecError for a malformed spec, or an option outside its range (the
+ *   message names the option and the range).
  */
 export function createRunStreamStore(spec: string, options: CreateRunStreamStoreOptions = {}): RunStreamStore {
   const parsed = parseStoreSpec(spec);

@@ -1,12 +1,18 @@
-import type { RunStreamBatch, RunStreamStore } from './run-stream-store.js';
+import type { RunStreamBatch, RunStreamKey, RunStreamStore } from './run-stream-store.js';
 import { linkedSignal } from './wait.js';
 
-/** What {@link readRunStream} takes. */
-export interface ReadRunStreamOptions {
+/**
+ * What {@link readRunStream} takes: the stream's key (the run id, the workflow id, and the first
+ * execution run id of its chain; see {@link RunStreamKey}) and how to follow it.
+ */
+export interface ReadRunStreamOptions extends Omit<RunStreamKey, 'firstExecutionRunId'> {
   /** The store the workers write the run's stream to. */
   readonly store: RunStreamStore;
-  /** The run (`ctx.run.runId`, the `runId` of `startAgentRun`'s progress and result). */
-  readonly runId: string;
+  /**
+   * The first execution run id of the run's workflow chain (`firstExecutionRunId` of the handle
+   * `startAgentRun` returns). Default `runId`: the agent workflow's run id is that id.
+   */
+  readonly firstExecutionRunId?: string;
   /** Start after this cursor (a batch's `cursor` you already have). Default 0: from the start. */
   readonly from?: number;
   /** Stops following (the iterator ends) when it aborts. */
@@ -28,11 +34,16 @@ export interface ReadRunStreamOptions {
  * view that replaces them).
  */
 export async function* readRunStream(options: ReadRunStreamOptions): AsyncGenerator<RunStreamBatch, void, undefined> {
-  const { store, runId, signal } = options;
+  const { store, signal } = options;
+  const key = {
+    runId: options.runId,
+    workflowId: options.workflowId,
+    firstExecutionRunId: options.firstExecutionRunId ?? options.runId,
+  };
   let cursor = options.from ?? 0;
   let finishing = false;
   while (signal?.aborted !== true) {
-    const batches = await store.read(runId, cursor);
+    const batches = await store.read(key, cursor);
     for (const batch of batches) {
       cursor = batch.cursor;
       yield batch;
@@ -47,7 +58,7 @@ export async function* readRunStream(options: ReadRunStreamOptions): AsyncGenera
     const every = options.checkEveryMs ?? 1000;
     const wake = linkedSignal([signal], every);
     try {
-      await store.waitForAppend(runId, cursor, wake.signal);
+      await store.waitForAppend(key, cursor, wake.signal);
     } finally {
       wake.dispose();
     }

@@ -132,7 +132,8 @@ describe('a run stream reader of a run that continues as new', () => {
         continueAsNewAfterSteps: 1,
       });
       const read = await readAll(runUIMessageStream({ client: env.client, workflowId: handle.workflowId, stream }));
-      const batches = await stream.read((await handle.result()).runId, 0);
+      const { runId } = await handle.result();
+      const batches = await stream.read({ runId, workflowId: handle.workflowId, firstExecutionRunId: runId }, 0);
       return { chunks: read.chunks, executions: new Set(batches.map((b) => b.execution)).size };
     });
     expect(executions).toBe(2);
