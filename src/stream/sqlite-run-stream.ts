@@ -126,13 +126,15 @@ export class SqliteRunStreamStore implements RunStreamStore {
   }
 
   /** {@inheritDoc RunStreamStore.close} */
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.closed = true;
     this.local.wakeAll(); // released now, not at their next poll
+    // After the released readers ran: closing the file checkpoints its WAL, synchronous I/O
+    // (tens of ms) they must not wait behind. Nothing uses the file meanwhile: every call is refused.
+    await new Promise((done) => setImmediate(done));
     this.db?.close();
     this.db = undefined;
     this.sql = undefined;
-    return Promise.resolve();
   }
 
   /** Runs `op`, retrying asynchronously while another process holds the write lock (up to 5 s). */

@@ -192,8 +192,11 @@ export function runStreamStoreConformance(harness: RunStreamHarness): void {
       const closed = store.close();
       const released = await Promise.all([...waits, ...followers]);
       await closed;
-      const latency = Math.max(...released.map((r) => r.at - closing));
-      expect(latency).toBeLessThan(10);
+      const latency = released.map((r) => r.at - closing);
+      // The waits themselves within 10 ms; a follower also reads once more (refused) and ends.
+      expect(Math.max(...latency.slice(0, 2))).toBeLessThan(10);
+      expect(Math.max(...latency.slice(2))).toBeLessThan(50);
+      for (const wait of released.slice(0, 2)) expect(wait.error).toBeUndefined();
       for (const follower of released.slice(2)) expect(RunStreamClosedError.isInstance(follower.error)).toBe(true);
       const refusals = await Promise.all(
         [
