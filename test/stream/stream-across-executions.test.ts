@@ -97,6 +97,42 @@ describe('a run stream reader whose workflow id is reused for a new run', () => 
   }, 60_000);
 });
 
+describe('a workflow id started again for a new run under the same custom run id', () => {
+  it("a reader of the new run replays the new run's text only, not the earlier run's", async () => {
+    const stream = new MemoryRunStreamStore();
+    const agents = ['Earlier', 'Later'].map((word) =>
+      defineAgent({
+        name: `${word}-${randomUUID()}`,
+        model: streamingModel([{ text: `${word} run.` }], { delayMs: 5 }),
+      }),
+    );
+    const taskQueue = `q-${randomUUID()}`;
+    const worker = await createAgentWorker({
+      connection: env.nativeConnection,
+      taskQueue,
+      agents,
+      store: new MemoryEffectStore(),
+      stream,
+      workerOptions: { workflowBundle: bundle },
+    });
+    const workflowId = `again-${randomUUID()}`;
+    const runId = `issue-${randomUUID()}`;
+    const chunks = await worker.runUntil(async () => {
+      for (const agent of agents) {
+        await (
+          await startAgentRun(env.client, { agent: agent.name, prompt: 'Talk.', taskQueue, workflowId, runId })
+        ).result();
+      }
+      // The page opens after both ran: a full replay of the workflow id's current run.
+      const ui = runUIMessageStream({ client: env.client, workflowId, stream, runId, progressParts: false });
+      return (await readAll(ui)).chunks;
+    });
+    const text = chunks.filter((c) => c.type === 'text-delta').map((c) => (c as { delta: string }).delta);
+    expect(text.join('')).toBe('Later run.');
+    expect(chunks.filter((c) => c.type === 'start-step')).toHaveLength(1);
+  }, 60_000);
+});
+
 describe('a run stream reader of a run that continues as new', () => {
   it('follows the run through its executions: every step once, then finish with the effect outcome', async () => {
     const stream = new MemoryRunStreamStore();
@@ -183,11 +219,21 @@ describe('two workflows given the same run id, streaming at the same time', () =
     const texts = await worker.runUntil(async () => {
       const handles = await Promise.all(
         agents.map((agent) =>
-          startAgentRun(env.client, { agent: agent.name, prompt: 'Talk.', taskQueue, runId, continueAsNewAfterSteps: 1 }),
+          startAgentRun(env.client, {
+            agent: agent.name,
+            prompt: 'Talk.',
+            taskQueue,
+            runId,
+            continueAsNewAfterSteps: 1,
+          }),
         ),
       );
       const reads = await Promise.all(
-        handles.map((h) => readAll(runUIMessageStream({ client: env.client, workflowId: h.workflowId, stream, runId, progressParts: false }))),
+        handles.map((h) =>
+          readAll(
+            runUIMessageStream({ client: env.client, workflowId: h.workflowId, stream, runId, progressParts: false }),
+          ),
+        ),
       );
       await Promise.all(handles.map((h) => h.result()));
       return reads.map(({ chunks }) => ({
