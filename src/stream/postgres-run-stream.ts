@@ -190,7 +190,11 @@ export class PostgresRunStreamStore implements RunStreamStore {
         const code = (error as { code?: unknown }).code;
         if (code !== '23505' && code !== '42P07') throw error;
       }
-      const { rows } = await pool.query({ text: this.sql.layout, values: [this.table], query_timeout: QUERY_TIMEOUT_MS });
+      const { rows } = await pool.query({
+        text: this.sql.layout,
+        values: [this.table],
+        query_timeout: QUERY_TIMEOUT_MS,
+      });
       if (rows.length === 0) {
         await pool.end().catch(() => undefined);
         throw new EffectStoreSchemaError(

@@ -1,4 +1,4 @@
-import type { RunStreamKey, RunStreamWriterRef } from './run-stream-store.js';
+import type { RunStreamKey } from './run-stream-store.js';
 
 /**
  * Stream `key` as one string, for maps and wake-up lists: its three ids in order, JSON-quoted, so
@@ -27,9 +27,4 @@ export function streamKeyOf(key: RunStreamKey): [runId: string, workflowId: stri
     }
   });
   return [...ids];
-}
-
-/** The key of a writer's ref: its three ids only, whatever else the object carries. */
-export function keyOfRef(ref: RunStreamWriterRef): RunStreamKey {
-  return { runId: ref.runId, workflowId: ref.workflowId, firstExecutionRunId: ref.firstExecutionRunId };
 }

@@ -67,7 +67,13 @@ export class SqliteRunStreamStore implements RunStreamStore {
   ) {
     const name = 'SqliteRunStreamStore';
     this.table = streamTableOption(name, options.table, 'A-Za-z');
-    this.pollMs = streamPollOption(name, 'pollMs', options.pollMs, DEFAULT_SQLITE_STREAM_POLL_MS, MIN_SQLITE_STREAM_POLL_MS);
+    this.pollMs = streamPollOption(
+      name,
+      'pollMs',
+      options.pollMs,
+      DEFAULT_SQLITE_STREAM_POLL_MS,
+      MIN_SQLITE_STREAM_POLL_MS,
+    );
     this.retentionMs = streamRetentionOption(name, options.retentionMs);
   }
 

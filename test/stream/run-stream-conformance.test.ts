@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MemoryRunStreamStore, type MemoryRunStreamOptions } from '../../src/stream/memory-run-stream.js';
+import { MemoryRunStreamStore } from '../../src/stream/memory-run-stream.js';
 import { PostgresRunStreamStore, type PostgresRunStreamOptions } from '../../src/stream/postgres-run-stream.js';
 import type { RunStreamStore } from '../../src/stream/run-stream-store.js';
 import { SqliteRunStreamStore, type SqliteRunStreamOptions } from '../../src/stream/sqlite-run-stream.js';
@@ -19,7 +19,7 @@ const PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
 
 runStreamStoreConformance({
   name: 'memory',
-  create: (options) => new MemoryRunStreamStore(options as MemoryRunStreamOptions),
+  create: (options) => new MemoryRunStreamStore(options),
   sibling: (store) => store,
   tables: false,
 });
@@ -30,8 +30,8 @@ runStreamStoreConformance({
   name: 'SQLite',
   create(options = {}) {
     const path = join(dir, `${randomUUID()}.db`);
-    const store = new SqliteRunStreamStore(path, { pollMs: 20, ...options } as SqliteRunStreamOptions);
-    files.set(store, [path, { pollMs: 20, ...options } as SqliteRunStreamOptions]);
+    const store = new SqliteRunStreamStore(path, { pollMs: 20, ...options });
+    files.set(store, [path, { pollMs: 20, ...options }]);
     return store;
   },
   sibling(store) {

@@ -2,7 +2,12 @@ import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { InvalidEffectStoreSpecError, RunStreamClosedError } from '../../src/index.js';
 import { readRunStream } from '../../src/stream/read-run-stream.js';
-import type { RunStreamBatch, RunStreamKey, RunStreamStore, RunStreamWriterRef } from '../../src/stream/run-stream-store.js';
+import type {
+  RunStreamBatch,
+  RunStreamKey,
+  RunStreamStore,
+  RunStreamWriterRef,
+} from '../../src/stream/run-stream-store.js';
 
 /** Options a harness passes on to its store as given, valid or not. */
 export type StreamStoreOptions = Record<string, unknown>;
@@ -25,7 +30,11 @@ export interface RunStreamHarness {
 /** Values no ms option may take: each means "at once", "never" or "not a number of ms" somewhere. */
 const BAD_MS: readonly unknown[] = [NaN, Infinity, -Infinity, -1, 0, 1.5, '100', null];
 
-const key = (runId: string = randomUUID(), workflowId = `wf-${randomUUID()}`, first: string = randomUUID()): RunStreamKey => ({
+const key = (
+  runId: string = randomUUID(),
+  workflowId = `wf-${randomUUID()}`,
+  first: string = randomUUID(),
+): RunStreamKey => ({
   runId,
   workflowId,
   firstExecutionRunId: first,
@@ -232,11 +241,14 @@ export function runStreamStoreConformance(harness: RunStreamHarness): void {
 
       if (harness.poll !== undefined) {
         const { name, min } = harness.poll;
-        it.each([...BAD_MS, min - 1])(`refuses ${name} %p at construction, naming the option and its range`, (value) => {
-          const error = refused({ [name]: value });
-          expect(InvalidEffectStoreSpecError.isInstance(error)).toBe(true);
-          expect((error as Error).message).toMatch(new RegExp(`option ${name} is .*from ${min} to 2147483647`));
-        });
+        it.each([...BAD_MS, min - 1])(
+          `refuses ${name} %p at construction, naming the option and its range`,
+          (value) => {
+            const error = refused({ [name]: value });
+            expect(InvalidEffectStoreSpecError.isInstance(error)).toBe(true);
+            expect((error as Error).message).toMatch(new RegExp(`option ${name} is .*from ${min} to 2147483647`));
+          },
+        );
 
         it(`takes ${name} from ${min} ms to 2^31 - 1 ms`, () => {
           for (const value of [min, 2_147_483_647]) expect(() => fresh({ [name]: value })).not.toThrow();
