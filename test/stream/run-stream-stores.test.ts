@@ -5,10 +5,12 @@
 // the failed one's in the message AI SDK's own reader builds.
 import { afterAll, describe, expect, it } from '@jest/globals';
 import type { UIMessage, UIMessageChunk } from 'ai';
+import pg from 'pg';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { EffectStoreSchemaError } from '../../src/index.js';
 import { MemoryRunStreamStore } from '../../src/stream/memory-run-stream.js';
 import { PostgresRunStreamStore } from '../../src/stream/postgres-run-stream.js';
 import type { RunStreamBatch, RunStreamStore } from '../../src/stream/run-stream-store.js';
@@ -111,6 +113,34 @@ describe('the SQLite run stream', () => {
     await new Promise((r) => setTimeout(r, 20));
     expect(await store.prune()).toBe(1);
     expect(await store.read(stream(run), 0)).toEqual([]);
+  });
+});
+
+describe('a stream table of a development build (batches keyed by run id only)', () => {
+  const OLD = (t: string) =>
+    `CREATE TABLE "${t}" (run_id TEXT NOT NULL, seq INTEGER NOT NULL, step INTEGER NOT NULL, attempt INTEGER NOT NULL, execution TEXT NOT NULL, parts TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (run_id, seq))`;
+
+  it('is refused by SQLite with EffectStoreSchemaError naming the table, not written to', async () => {
+    const path = join(dir, `${randomUUID()}.db`);
+    const db = new (process.getBuiltinModule('node:sqlite').DatabaseSync)(path);
+    db.exec(OLD('chamvi_stream'));
+    db.close();
+    const store = open(() => new SqliteRunStreamStore(path));
+    const error = await store.append(ref('r'), [{ type: 'step-end', finishReason: 'stop' }]).catch((e: unknown) => e);
+    expect(EffectStoreSchemaError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/"chamvi_stream" .*without workflow identity.*drop it/);
+  });
+
+  it('is refused by PostgreSQL with EffectStoreSchemaError naming the table, not written to', async () => {
+    const name = table();
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    await admin.query(OLD(name));
+    await admin.end();
+    const store = open(() => new PostgresRunStreamStore(PG_URL, { table: name }));
+    const error = await store.read(stream('r'), 0).catch((e: unknown) => e);
+    expect(EffectStoreSchemaError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain(`"${name}" has batches without workflow identity`);
   });
 });
 
