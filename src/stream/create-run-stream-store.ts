@@ -2,6 +2,12 @@ import { parseStoreSpec } from '../stores/store-spec.js';
 import { MemoryRunStreamStore } from './memory-run-stream.js';
 import { PostgresRunStreamStore, type PostgresRunStreamOptions } from './postgres-run-stream.js';
 import type { RunStreamStore } from './run-stream-store.js';
+import {
+  MIN_PG_STREAM_SAFETY_POLL_MS,
+  MIN_SQLITE_STREAM_POLL_MS,
+  streamPollOption,
+  streamTableOption,
+} from './run-stream-options.js';
 import { SqliteRunStreamStore, type SqliteRunStreamOptions } from './sqlite-run-stream.js';
 
 /** What {@link createRunStreamStore} takes besides the spec. */
@@ -32,6 +38,17 @@ export interface CreateRunStreamStoreOptions {
  */
 export function createRunStreamStore(spec: string, options: CreateRunStreamStoreOptions = {}): RunStreamStore {
   const parsed = parseStoreSpec(spec);
+  // Checked whatever the spec: an option the chosen store ignores is still refused when out of range.
+  const name = 'createRunStreamStore';
+  streamPollOption(name, 'pollMs', options.pollMs, MIN_SQLITE_STREAM_POLL_MS, MIN_SQLITE_STREAM_POLL_MS);
+  streamPollOption(
+    name,
+    'safetyPollMs',
+    options.safetyPollMs,
+    MIN_PG_STREAM_SAFETY_POLL_MS,
+    MIN_PG_STREAM_SAFETY_POLL_MS,
+  );
+  streamTableOption(name, options.table, parsed.kind === 'postgres' ? 'a-z' : 'A-Za-z');
   const common = {
     ...(options.table !== undefined ? { table: options.table } : {}),
     ...(options.retentionMs !== undefined ? { retentionMs: options.retentionMs } : {}),

@@ -4,10 +4,13 @@
 // across prune, streams are keyed per workflow execution chain, close releases waiting readers
 // within 10 ms, out-of-range options are refused at construction, and a follower gets every batch
 // once and in order.
+import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { InvalidEffectStoreSpecError } from '../../src/index.js';
+import { createRunStreamStore } from '../../src/stream/create-run-stream-store.js';
 import { MemoryRunStreamStore } from '../../src/stream/memory-run-stream.js';
 import { PostgresRunStreamStore, type PostgresRunStreamOptions } from '../../src/stream/postgres-run-stream.js';
 import type { RunStreamStore } from '../../src/stream/run-stream-store.js';
@@ -65,4 +68,26 @@ runStreamStoreConformance({
   tables: true,
   // Only the names that are table names: the refused ones never created anything.
   cleanup: () => dropTables(tables.filter((t) => /^[a-z_][a-z0-9_]{0,54}$/.test(t))),
+});
+
+describe('createRunStreamStore', () => {
+  it.each([
+    ['memory:', { retentionMs: NaN }, /retentionMs is NaN/],
+    ['memory:', { pollMs: 0 }, /pollMs is 0/],
+    ['memory:', { safetyPollMs: NaN }, /safetyPollMs is NaN/],
+    [join(dir, 'refused.db'), { pollMs: -5 }, /pollMs is -5/],
+    [join(dir, 'refused.db'), { safetyPollMs: 0 }, /safetyPollMs is 0/],
+    [PG_URL, { retentionMs: -1 }, /retentionMs is -1/],
+    [PG_URL, { table: 'p'.repeat(70) }, /table is "p+" \(70 characters\)/],
+  ])('refuses %s with %p, naming the option and its range, whatever store the spec opens', (spec, options, message) => {
+    let error: unknown;
+    try {
+      createRunStreamStore(spec, options);
+    } catch (e) {
+      error = e;
+    }
+    expect(InvalidEffectStoreSpecError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(message);
+    expect((error as Error).message).toMatch(/ from \d+ to \d+| 1 to 55 characters/);
+  });
 });
