@@ -483,3 +483,31 @@ export class OffloadedPayloadMissingError extends ChamviError {
     );
   }
 }
+
+/**
+ * A payload Temporal's External Storage offloaded to the store reads back as something other than
+ * what was stored: its bytes no longer hash to the key they are filed under (the row was edited,
+ * truncated or replaced), or they hash to it but are not a payload the chamvi driver wrote. Such a
+ * row is a workflow's input or an activity's input or result, so it is never handed on. `store`
+ * names the store (an SQLite file, or the store's class), `problem` what is wrong with the row.
+ *
+ * Not retryable: the key is the SHA-256 of the bytes, so every read returns the same wrong bytes
+ * until someone restores the row. An activity whose input it is fails for good and the run fails;
+ * a workflow task that reads it fails, and Temporal retries the task (the run waits, and nothing
+ * reaches the model or a tool) until the row is restored or the run is terminated or reset.
+ */
+export class OffloadedPayloadCorruptError extends ChamviError {
+  static override readonly errorName = 'OffloadedPayloadCorruptError';
+  readonly retryable = false;
+  constructor(
+    readonly key: string,
+    readonly store: string,
+    readonly problem: string,
+    options?: ErrorOptions,
+  ) {
+    super(
+      `The payload ${key} that Temporal's External Storage offloaded to the chamvi store ${store} ${problem}: it is not what was stored, so it is not used. Restore the row from a backup (its key is the base64url SHA-256 of its bytes) or terminate the run, and find what writes to the store's payload table besides the chamvi workers.`,
+      options,
+    );
+  }
+}

@@ -58,6 +58,8 @@ const EXAMPLES: Record<string, () => Error & { readonly retryable: boolean }> = 
   ApprovalNotPendingError: () => new ApprovalNotPendingError('not waiting'),
   ConversationEntryMissingError: () => new errors.ConversationEntryMissingError('run-1', 'entry-key'),
   OffloadedPayloadMissingError: () => new errors.OffloadedPayloadMissingError('payload-key'),
+  OffloadedPayloadCorruptError: () =>
+    new errors.OffloadedPayloadCorruptError('payload-key', 'SQLite file /tmp/x.db', 'does not match its content hash'),
   ApprovalSecretMissingError: () => new ApprovalSecretMissingError('no secret'),
   ModelCallRejectedError: () => new ModelCallRejectedError('refused', 401),
   UnsupportedAgentSettingError: () => new UnsupportedAgentSettingError('prepareStep.toolsContext', 'not here'),
