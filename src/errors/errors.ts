@@ -18,9 +18,11 @@ export class ToolNotAllowedError extends ChamviError {
  * A tool call's input is wrong in a way the tool's schema cannot express (the issue it names is
  * closed, the branch it would push to does not exist). Throw it from `execute`, `alreadyApplied`
  * or `effectKey` before anything is applied. The AI SDK's own `InvalidToolInputError` thrown in an
- * activity gets the same policy (Temporal names a failure after the error's constructor). Input
- * that fails the schema itself never gets this far: the AI SDK answers it to the model in the model
- * step. Not retryable: the same input fails again; the model is told and can correct the call.
+ * activity gets the same policy (Temporal names a failure after the error's constructor); the tool
+ * activities throw it when the tool's schema on their worker refuses the input (see the failure
+ * catalogue). Input the model produced that fails the schema never gets that far: the AI SDK
+ * answers it to the model in the model step. Not retryable: the same input fails again; the model
+ * is told and can correct the call.
  */
 export class InvalidToolInputError extends ChamviError {
   static override readonly errorName = 'InvalidToolInputError';
