@@ -1,5 +1,5 @@
 import * as temporalCommon from '@temporalio/common';
-import { ApplicationFailure, type DataConverter, type Payload } from '@temporalio/common';
+import type { DataConverter, Payload } from '@temporalio/common';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { OffloadedPayloadCorruptError, OffloadedPayloadMissingError } from '../src/errors/errors.js';
@@ -91,8 +91,13 @@ function readBack(key: string, bytes: Uint8Array, store: string): Payload {
   }
 }
 
-function corrupt(error: OffloadedPayloadCorruptError): ApplicationFailure {
-  return ApplicationFailure.create({ type: error.name, message: error.message, nonRetryable: true, cause: error });
+function corrupt(error: OffloadedPayloadCorruptError): temporalCommon.ApplicationFailure {
+  return temporalCommon.ApplicationFailure.create({
+    type: error.name,
+    message: error.message,
+    nonRetryable: true,
+    cause: error,
+  });
 }
 
 /**

@@ -502,8 +502,11 @@ export class OffloadedPayloadCorruptError extends ChamviError {
   static override readonly errorName = 'OffloadedPayloadCorruptError';
   readonly retryable = false;
   constructor(
+    /** The payload's key (its claim in the history): the base64url SHA-256 of the bytes stored. */
     readonly key: string,
+    /** The store, as `SQLite file /abs/path` or the store's class in parentheses. */
     readonly store: string,
+    /** What is wrong with the row, as the message says it. */
     readonly problem: string,
     options?: ErrorOptions,
   ) {
