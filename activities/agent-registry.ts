@@ -2,12 +2,13 @@ import type { ToolExecutionOptions, ToolSet } from 'ai';
 import type { Agent } from '../src/agent/define-agent.js';
 import type { ToolApprovalSettings } from '../src/approvals/approval-policy.js';
 import type { ToolContext } from '../src/context/tool-context.js';
-import { assertNoStrayHooks } from '../src/effects/define-effect-tool.js';
+import { assertNoStrayHooks, isEffectTool } from '../src/effects/define-effect-tool.js';
 import { ToolNotAllowedError, UnknownAgentError, UnknownToolError } from '../src/errors/errors.js';
 import { activityToolContext } from './activity-context.js';
 import { withAgentToolApproval } from './agent-tool-approval.js';
 import { assertApproved } from './approval-check.js';
 import { callOptionsFor } from './call-conversation.js';
+import { parseToolInput } from './tool-input.js';
 import { ConversationLog } from '../src/conversation/conversation-log.js';
 import { MemoryConversationStore } from '../src/stores/memory-conversation.js';
 import type { ToolActivityOptions, ToolCallInput } from '../common/index.js';
@@ -90,17 +91,20 @@ export class AgentRegistry {
   }
 
   /**
-   * The agent and tool of a tool-call activity, with the run's ToolContext and the call's AI SDK
+   * The agent and tool of a tool-call activity, with the run's ToolContext, the call's AI SDK
    * options (`messages` read from the conversation log when the call's conversation comes by
-   * reference), after the agent's `allow` check and the approval check: a refused call throws
-   * {@link ToolNotAllowedError} (before anything is read) or `ApprovalRequiredError` before anything
-   * else runs.
+   * reference) and the call's input parsed by the tool's current schema (`parseToolInput`), after
+   * the agent's `allow` check, the schema and the approval check: a refused call throws
+   * {@link ToolNotAllowedError} (before anything is read), the AI SDK's `InvalidToolInputError` or
+   * `ApprovalRequiredError` before anything else runs. The approval check and everything after it
+   * get the parsed input.
    */
   async resolveCall(input: ToolCallInput): Promise<{
     registration: AgentRegistration;
     tool: ToolSet[string];
     ctx: ToolContext;
     options: ToolExecutionOptions<ToolContext>;
+    input: unknown;
   }> {
     const registration = this.get(input.agent);
     const tool = this.tool(registration, input.toolName);
@@ -108,9 +112,13 @@ export class AgentRegistry {
     if (registration.allow !== undefined && !registration.allow(input.toolName, ctx)) {
       throw new ToolNotAllowedError(input.toolName);
     }
+    // Every call the workflow schedules was planned by the model step, except effect calls from
+    // workflow code (`effectToolCalls`), which come without a planned key and with a raw input.
+    const planned = !isEffectTool(tool) || input.key !== undefined;
+    const parsed = await parseToolInput(tool, input.toolName, input.input, planned);
     const options = await callOptionsFor(input, ctx, this.conversations);
-    await assertApproved(registration, tool, input, ctx, this.approvalSecret, options);
-    return { registration, tool, ctx, options };
+    await assertApproved(registration, tool, { ...input, input: parsed }, ctx, this.approvalSecret, options);
+    return { registration, tool, ctx, options, input: parsed };
   }
 
   names(): string[] {

@@ -64,6 +64,9 @@ function leaseFor(heartbeatTimeoutMs: number | undefined, startToCloseTimeoutMs:
  * live attempt renews it, and stops renewing once it learns (by heartbeat) that it was cancelled or
  * timed out, so a zombie attempt finds its claim lost at the check right before the effect.
  *
+ * The input is parsed by the tool's schema on this worker before anything else (`parseToolInput`):
+ * one it refuses never reaches `effectKey`, `alreadyApplied` or `execute`, and the model is told.
+ *
  * Every attempt logs one line (tool, key, outcome, attempt, duration) through the activity logger
  * and is counted in the metrics of `effect-telemetry.ts`, through Temporal's metric meter.
  */
@@ -84,7 +87,7 @@ export function createEffectCallActivity(
         ...(error !== undefined ? { error } : {}),
       });
     const answered = withFailureMapping(async () => {
-      const { tool, ctx, options } = await registry.resolveCall(input);
+      const { tool, ctx, options, input: parsed } = await registry.resolveCall(input);
       if (!isEffectTool(tool)) {
         throw new InvalidEffectToolError(
           `Tool "${input.toolName}" of agent "${input.agent}" is not an effect tool on this worker; workers of one task queue must register the same agents.`,
@@ -95,7 +98,7 @@ export function createEffectCallActivity(
       const call: EffectCall = {
         tool,
         toolName: input.toolName,
-        input: input.input,
+        input: parsed,
         ctx,
         options,
       };
@@ -122,7 +125,7 @@ export function createEffectCallActivity(
           },
         );
         if (resolved.unrecorded !== undefined) countRecordRetry(input.toolName);
-        const output = await toModelOutput(tool, input.toolCallId, input.input, resolved.result);
+        const output = await toModelOutput(tool, input.toolCallId, parsed, resolved.result);
         const answer: ToolCallResult = {
           output,
           // A planned call's report names only what its plan does not: each byte is in the history.

@@ -24,12 +24,15 @@ export interface FailurePolicy {
  *
  * Invalid tool input (failing the tool's schema) and a tool name the agent lacks, as the model
  * produced them, never become failures: the AI SDK answers them to the model in the model step.
+ * The tool activities parse the input again with the schema of their own worker (it may be newer
+ * than the model step's, or the input may come from workflow code): a refusal there is the AI
+ * SDK's `InvalidToolInputError`, not retried, and the model is told.
  */
 export const FAILURE_CATALOGUE = {
   // Told to the model at once: the model can correct the call, or must learn what happened.
   /** The run's `allow(toolName)` refused the call before anything was touched. */
   ToolNotAllowedError: { retried: false, then: 'model' },
-  /** The input passes the schema but is wrong for the remote; thrown by the tool (or the AI SDK's class of that name). */
+  /** The input is wrong for the remote (thrown by the tool), or the tool's schema on the activity's worker refuses it (the AI SDK's class of that name). */
   InvalidToolInputError: { retried: false, then: 'model' },
   /** A planned call names a tool the agent does not have (a hand-written or older plan). */
   UnknownToolError: { retried: false, then: 'model' },
@@ -75,6 +78,8 @@ export const FAILURE_CATALOGUE = {
   ConversationEntryMissingError: { retried: false, then: 'run' },
   /** An entry of the run's conversation in the store is not what the run wrote (edited, planted, a cycle of parents). */
   ConversationEntryCorruptError: { retried: false, then: 'run' },
+  /** An offloaded payload reads back as something other than what was stored (edited, truncated, not the driver's): every read gives the same bytes. */
+  OffloadedPayloadCorruptError: { retried: false, then: 'run' },
   /** The model provider refused the step for good: no or a refused API key (401, 403), no such model (404), an invalid request or prompt. */
   ModelCallRejectedError: { retried: false, then: 'run' },
   /** An agent setting a durable run cannot honour, from `prepareStep` (a model step cannot apply its `toolsContext`, say). */

@@ -106,6 +106,7 @@ export { loadConversation, type ConversationSource } from './conversation/load-c
 export {
   ConversationEntryCorruptError,
   ConversationEntryMissingError,
+  OffloadedPayloadCorruptError,
   OffloadedPayloadMissingError,
 } from './errors/errors.js';
 export {

@@ -76,7 +76,8 @@ export function describeSpec(spec: string): string {
   return `PostgreSQL ${maskPassword(parsed.url)}`;
 }
 
-function describeStore(store: IEffectStore): string {
+/** "SQLite file /abs/path" for an SQLite store, else the store's class in parentheses. */
+export function describeStore(store: object): string {
   // SqliteEffectStore exposes its path; other stores say where they are in their own errors.
   const path = (store as { path?: unknown }).path;
   if (typeof path === 'string') return sqliteFile(path);

@@ -2,8 +2,9 @@ import * as temporalCommon from '@temporalio/common';
 import type { DataConverter, Payload } from '@temporalio/common';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { OffloadedPayloadMissingError } from '../src/errors/errors.js';
+import { OffloadedPayloadCorruptError, OffloadedPayloadMissingError } from '../src/errors/errors.js';
 import type { ConversationStore } from '../src/stores/conversation-store.js';
+import { describeStore } from './effect-store-check.js';
 
 /**
  * Default size from which a payload goes to External Storage: 32 KiB. Below Temporal's own default
@@ -36,17 +37,67 @@ function encodePayload(payload: Payload): Uint8Array {
   return out;
 }
 
+/** The key a payload's bytes are stored under: their SHA-256, base64url. */
+function contentKey(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('base64url');
+}
+
+/** The payload {@link encodePayload} wrote; throws a plain error naming what is wrong otherwise. */
 function decodePayload(bytes: Uint8Array): Payload {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (buffer.length < 4) throw new RangeError(`${buffer.length} bytes, shorter than the 4-byte header length`);
   const headerLength = buffer.readUInt32BE(0);
-  const header = JSON.parse(buffer.subarray(4, 4 + headerLength).toString()) as {
-    v: string;
-    metadata: Record<string, string>;
-  };
-  if (header.v !== MAGIC) throw new TypeError(`chamvi storage driver: unknown payload format ${header.v}`);
+  if (4 + headerLength > buffer.length) {
+    throw new RangeError(`a header of ${headerLength} bytes announced, ${buffer.length - 4} bytes stored`);
+  }
+  const header = JSON.parse(buffer.subarray(4, 4 + headerLength).toString()) as unknown;
+  const { v, metadata: encoded } = (header ?? {}) as { v?: unknown; metadata?: unknown };
+  if (v !== MAGIC) throw new TypeError(`unknown payload format ${JSON.stringify(v)}`);
+  if (typeof encoded !== 'object' || encoded === null) throw new TypeError('a header without metadata');
   const metadata: Record<string, Uint8Array> = {};
-  for (const [name, value] of Object.entries(header.metadata)) metadata[name] = Buffer.from(value, 'base64');
+  for (const [name, value] of Object.entries(encoded)) {
+    if (typeof value !== 'string') throw new TypeError(`metadata ${JSON.stringify(name)} is not a base64 string`);
+    metadata[name] = Buffer.from(value, 'base64');
+  }
   return { metadata, data: Uint8Array.from(buffer.subarray(4 + headerLength)) };
+}
+
+/**
+ * The payload stored under `key`, if `bytes` are what was stored there: they must hash to the key
+ * and decode. Otherwise a non-retryable ApplicationFailure of type `OffloadedPayloadCorruptError`
+ * (the error itself as its cause): the driver runs before an activity does, where Temporal makes
+ * any other error retryable, and a retry would read the same bytes.
+ */
+function readBack(key: string, bytes: Uint8Array, store: string): Payload {
+  const actual = contentKey(bytes);
+  if (actual !== key) {
+    throw corrupt(
+      new OffloadedPayloadCorruptError(
+        key,
+        store,
+        `does not match its content hash (its ${bytes.byteLength} bytes hash to ${actual})`,
+      ),
+    );
+  }
+  try {
+    return decodePayload(bytes);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw corrupt(
+      new OffloadedPayloadCorruptError(key, store, `is not a payload the chamvi driver wrote (${reason})`, {
+        cause: error,
+      }),
+    );
+  }
+}
+
+function corrupt(error: OffloadedPayloadCorruptError): temporalCommon.ApplicationFailure {
+  return temporalCommon.ApplicationFailure.create({
+    type: error.name,
+    message: error.message,
+    nonRetryable: true,
+    cause: error,
+  });
 }
 
 /**
@@ -113,11 +164,18 @@ export function externalStorageAvailable(): boolean {
  * file or PostgreSQL database the workers already share), content-addressed: the same payload
  * stored twice is one row. Payloads follow the store's retention from when they were last stored;
  * keep it longer than your workflows run plus the namespace's history retention.
+ *
+ * Every payload read back is checked against its key (the SHA-256 of its bytes) and decoded before
+ * it is handed to Temporal: a row that was edited, truncated or replaced, or is not one this driver
+ * wrote, fails the read with `OffloadedPayloadCorruptError` (a non-retryable ApplicationFailure of
+ * that type, the error as its cause) naming the key and the store; a missing row fails with
+ * `OffloadedPayloadMissingError`.
  */
 export function storeStorageDriver(store: ConversationStore): TemporalStorageDriver {
   const { StorageDriverClaim } = temporalCommon as unknown as {
     StorageDriverClaim: new (data: Record<string, string>) => temporalCommon.StorageDriverClaim;
   };
+  const where = describeStore(store);
   return {
     name: 'chamvi-store',
     type: 'chamvi.store',
@@ -125,7 +183,7 @@ export function storeStorageDriver(store: ConversationStore): TemporalStorageDri
       return Promise.all(
         payloads.map(async (payload) => {
           const bytes = encodePayload(payload);
-          const key = createHash('sha256').update(bytes).digest('base64url');
+          const key = contentKey(bytes);
           await store.putPayload(key, bytes);
           return new StorageDriverClaim({ key });
         }),
@@ -137,7 +195,7 @@ export function storeStorageDriver(store: ConversationStore): TemporalStorageDri
           const key = claim.claimData['key'] ?? '';
           const bytes = await store.getPayload(key);
           if (bytes === undefined) throw new OffloadedPayloadMissingError(key);
-          return decodePayload(bytes);
+          return readBack(key, bytes, where);
         }),
       );
     },

@@ -18,9 +18,11 @@ export class ToolNotAllowedError extends ChamviError {
  * A tool call's input is wrong in a way the tool's schema cannot express (the issue it names is
  * closed, the branch it would push to does not exist). Throw it from `execute`, `alreadyApplied`
  * or `effectKey` before anything is applied. The AI SDK's own `InvalidToolInputError` thrown in an
- * activity gets the same policy (Temporal names a failure after the error's constructor). Input
- * that fails the schema itself never gets this far: the AI SDK answers it to the model in the model
- * step. Not retryable: the same input fails again; the model is told and can correct the call.
+ * activity gets the same policy (Temporal names a failure after the error's constructor); the tool
+ * activities throw it when the tool's schema on their worker refuses the input (see the failure
+ * catalogue). Input the model produced that fails the schema never gets that far: the AI SDK
+ * answers it to the model in the model step. Not retryable: the same input fails again; the model
+ * is told and can correct the call.
  */
 export class InvalidToolInputError extends ChamviError {
   static override readonly errorName = 'InvalidToolInputError';
@@ -528,6 +530,37 @@ export class OffloadedPayloadMissingError extends ChamviError {
   constructor(readonly key: string) {
     super(
       `The payload ${key} that Temporal's External Storage offloaded to the chamvi store is not in it. Give every worker and client of the namespace the same store (chamviDataConverter(store)), and keep the store's retention longer than the workflows and their history retention.`,
+    );
+  }
+}
+
+/**
+ * A payload Temporal's External Storage offloaded to the store reads back as something other than
+ * what was stored: its bytes no longer hash to the key they are filed under (the row was edited,
+ * truncated or replaced), or they hash to it but are not a payload the chamvi driver wrote. Such a
+ * row is a workflow's input or an activity's input or result, so it is never handed on. `store`
+ * names the store (an SQLite file, or the store's class), `problem` what is wrong with the row.
+ *
+ * Not retryable: the key is the SHA-256 of the bytes, so every read returns the same wrong bytes
+ * until someone restores the row. An activity whose input it is fails for good and the run fails;
+ * a workflow task that reads it fails, and Temporal retries the task (the run waits, and nothing
+ * reaches the model or a tool) until the row is restored or the run is terminated or reset.
+ */
+export class OffloadedPayloadCorruptError extends ChamviError {
+  static override readonly errorName = 'OffloadedPayloadCorruptError';
+  readonly retryable = false;
+  constructor(
+    /** The payload's key (its claim in the history): the base64url SHA-256 of the bytes stored. */
+    readonly key: string,
+    /** The store, as `SQLite file /abs/path` or the store's class in parentheses. */
+    readonly store: string,
+    /** What is wrong with the row, as the message says it. */
+    readonly problem: string,
+    options?: ErrorOptions,
+  ) {
+    super(
+      `The payload ${key} that Temporal's External Storage offloaded to the chamvi store ${store} ${problem}: it is not what was stored, so it is not used. Restore the row from a backup (its key is the base64url SHA-256 of its bytes) or terminate the run, and find what writes to the store's payload table besides the chamvi workers.`,
+      options,
     );
   }
 }

@@ -62,6 +62,8 @@ const EXAMPLES: Record<string, () => Error & { readonly retryable: boolean }> = 
   ConversationEntryCorruptError: () =>
     new errors.ConversationEntryCorruptError('run-1', 'entry-key', 'its key is not the hash of its content'),
   OffloadedPayloadMissingError: () => new errors.OffloadedPayloadMissingError('payload-key'),
+  OffloadedPayloadCorruptError: () =>
+    new errors.OffloadedPayloadCorruptError('payload-key', 'SQLite file /tmp/x.db', 'does not match its content hash'),
   ApprovalSecretMissingError: () => new ApprovalSecretMissingError('no secret'),
   ModelCallRejectedError: () => new ModelCallRejectedError('refused', 401),
   UnsupportedAgentSettingError: () => new UnsupportedAgentSettingError('prepareStep.toolsContext', 'not here'),
