@@ -238,13 +238,7 @@ describe('durable approval of effect tools (time-skipping server)', () => {
     const result = await withWorker(taskQueue, { agent }, async () => {
       const handle = await startAgentRun(env.client, { agent: 'responder', prompt: `Answer ${issue}`, taskQueue });
       const [call] = await pendingOf(handle);
-      const claims = {
-        runId: call!.runId,
-        toolCallId: call!.toolCallId,
-        key: call!.key,
-        fingerprint: call!.fingerprint,
-        approved: true,
-      };
+      const claims = approvalClaimsFor(call!, true);
       const forged = createApprovalToken('not-the-workers-secret-0123456789', claims);
       await handle.signal(approvalDecisionSignal, { toolCallId: call!.toolCallId, approved: true, token: forged });
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -293,6 +287,7 @@ describe('durable approval of effect tools (time-skipping server)', () => {
       toolCallId: 'call-a',
       key: keyA,
       fingerprint: inputFingerprint({ issue: a, body: 'Thanks!' }),
+      nonce: '',
       approved: true,
     });
     const forged: ToolCallInput = {
@@ -423,13 +418,7 @@ describe('durable approval of effect tools (time-skipping server)', () => {
             const cause = (error as { cause?: Error }).cause;
             throw new Error(`${(error as Error).message}: ${cause?.message ?? ''}`);
           });
-      const claims = (p: PendingApproval, approved: boolean) => ({
-        runId: p.runId,
-        toolCallId: p.toolCallId,
-        key: p.key,
-        fingerprint: p.fingerprint,
-        approved,
-      });
+      const claims = (p: PendingApproval, approved: boolean) => approvalClaimsFor(p, approved);
 
       // Forged: signed with a secret the workers do not hold.
       await expect(
