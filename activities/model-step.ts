@@ -80,7 +80,10 @@ export function createModelStepActivity(registry: AgentRegistry, log: Conversati
         ).catch((error: unknown) => {
           throw modelCallFailure(error, { agent: agent.name, step: input.step, model: modelName(settings.model()) });
         });
-        assertUniqueToolCallIds(result.toolCalls, `Model step ${input.step} of run ${input.runId} (agent ${agent.name})`);
+        assertUniqueToolCallIds(
+          result.toolCalls,
+          `Model step ${input.step} of run ${input.runId} (agent ${agent.name})`,
+        );
         const toolCalls: ToolCallPlan[] = [];
         const refusedCalls: ModelStepResult['refusedCalls'] = [];
         for (const call of result.toolCalls) {

@@ -13,7 +13,8 @@ import {
 } from '@temporalio/workflow';
 import { DEFAULT_VERIFY_APPROVAL_OPTIONS, toActivityOptions } from '../common/activity-options.js';
 import { ACTIVITY_NAMES } from '../common/activity-names.js';
-import { approvalClaimsProblem, readApprovalToken } from '../common/approval-token-format.js';
+// Sandbox-safe core: the one module of src/ workflow code imports at runtime (see eslint.config.js).
+import { approvalClaimsProblem, readApprovalToken } from '../src/approvals/approval-token-format.js';
 import { VERIFICATION_BURST, VerificationBudget } from './verification-budget.js';
 import type {
   ApprovalDecision,

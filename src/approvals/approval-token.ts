@@ -4,13 +4,13 @@ import {
   approvalClaimsProblem,
   encodeApprovalClaims,
   readApprovalToken,
+  toBase64Url,
   type ApprovalClaims,
-} from '../../common/approval-token-format.js';
-import { toBase64Url } from '../../common/base64url.js';
+} from './approval-token-format.js';
 import { InvalidApprovalClaimsError } from '../errors/errors.js';
 import { approvalSecretBytes } from './approval-secret.js';
 
-export type { ApprovalClaims } from '../../common/approval-token-format.js';
+export type { ApprovalClaims } from './approval-token-format.js';
 
 /** Why a token was refused, or that it is good. */
 export type ApprovalTokenVerdict = { readonly valid: true } | { readonly valid: false; readonly problem: string };
@@ -45,7 +45,13 @@ function sign(secret: Uint8Array, payload: string): Buffer {
  */
 export function createApprovalToken(secret: string | Uint8Array, claims: ApprovalClaims): string {
   const key = approvalSecretBytes(secret);
-  const strings = { runId: claims.runId, toolCallId: claims.toolCallId, key: claims.key, fingerprint: claims.fingerprint, nonce: claims.nonce };
+  const strings = {
+    runId: claims.runId,
+    toolCallId: claims.toolCallId,
+    key: claims.key,
+    fingerprint: claims.fingerprint,
+    nonce: claims.nonce,
+  };
   for (const [name, value] of Object.entries(strings)) {
     if (typeof value !== 'string') {
       throw new InvalidApprovalClaimsError(
@@ -54,7 +60,9 @@ export function createApprovalToken(secret: string | Uint8Array, claims: Approva
     }
   }
   if (typeof claims.approved !== 'boolean') {
-    throw new InvalidApprovalClaimsError(`createApprovalToken: claim approved must be true or false (got ${typeof claims.approved}).`);
+    throw new InvalidApprovalClaimsError(
+      `createApprovalToken: claim approved must be true or false (got ${typeof claims.approved}).`,
+    );
   }
   if (claims.expiresAt !== undefined && !(typeof claims.expiresAt === 'number' && Number.isFinite(claims.expiresAt))) {
     throw new InvalidApprovalClaimsError(

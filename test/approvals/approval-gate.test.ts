@@ -10,7 +10,7 @@ import { tool } from 'ai';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { createVerifyApprovalActivity } from '../../activities/approval-activities.js';
-import { APPROVAL_TOKEN_VERSION } from '../../common/approval-token-format.js';
+import { APPROVAL_TOKEN_VERSION } from '../../src/approvals/approval-token-format.js';
 import { scriptedModel, type ScriptedStep } from '../../demo/scripted-model.js';
 import {
   createApprovalToken,
@@ -94,7 +94,8 @@ async function pendingOf(handle: WorkflowHandle, step?: number): Promise<Pending
     const pending = await listPendingApprovals(env.client, handle.workflowId).catch(() => []);
     const found = pending.find((p) => step === undefined || p.step === step);
     if (found !== undefined) return found;
-    if (Date.now() > until) throw new Error(`no pending approval${step === undefined ? '' : ` of step ${step}`} in time`);
+    if (Date.now() > until)
+      throw new Error(`no pending approval${step === undefined ? '' : ` of step ${step}`} in time`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -146,9 +147,9 @@ describe('a short approval secret (issue 23, item 12)', () => {
         workerOptions: { workflowBundle: bundle },
       }),
     ).rejects.toEqual(refusal);
-    expect(() => chamviPlugin({ agents: [{ agent }], store: new MemoryEffectStore(), approvalSecret: FIFTEEN_BYTES })).toThrow(
-      refusal,
-    );
+    expect(() =>
+      chamviPlugin({ agents: [{ agent }], store: new MemoryEffectStore(), approvalSecret: FIFTEEN_BYTES }),
+    ).toThrow(refusal);
     expect(() =>
       chamviPlugin({ agents: [{ agent }], store: new MemoryEffectStore(), approvalSecret: new Uint8Array(15) }),
     ).toThrow(InvalidApprovalSecretError);
@@ -173,7 +174,14 @@ describe('a short approval secret (issue 23, item 12)', () => {
 
   it('the verify activity answers a refused verdict at once for anything it cannot verify, and never throws', async () => {
     const verify = createVerifyApprovalActivity(SECRET);
-    const request = { runId: 'run-1', toolCallId: 'call-1', key: '', input: { env: 'prod' }, nonce: 'n-1', approved: true };
+    const request = {
+      runId: 'run-1',
+      toolCallId: 'call-1',
+      key: '',
+      input: { env: 'prod' },
+      nonce: 'n-1',
+      approved: true,
+    };
     const started = Date.now();
     for (const token of ['let-me-in', '', 'x'.repeat(100_000), `${APPROVAL_TOKEN_VERSION}.e30.AAAA`, undefined, 42]) {
       await expect(verify({ ...request, token: token as string })).resolves.toEqual({
@@ -200,7 +208,9 @@ describe('a short approval secret (issue 23, item 12)', () => {
         const pending = await pendingOf(handle);
         const decision = { toolCallId: pending.toolCallId, approved: true, secret: SECRET };
         const started = Date.now();
-        await expect(within(20_000, 'the refusal', decideApproval(env.client, handle.workflowId, decision))).rejects.toMatchObject({
+        await expect(
+          within(20_000, 'the refusal', decideApproval(env.client, handle.workflowId, decision)),
+        ).rejects.toMatchObject({
           cause: expect.objectContaining({
             type: 'ApprovalRefusedError',
             message: expect.stringContaining('could not be verified (verifier down)'),
@@ -219,7 +229,8 @@ describe('a short approval secret (issue 23, item 12)', () => {
             () => ({
               inbound: {
                 execute: (input, next) => {
-                  if (Context.current().info.activityType !== 'chamvi.verifyApproval' || !verifier.down) return next(input);
+                  if (Context.current().info.activityType !== 'chamvi.verifyApproval' || !verifier.down)
+                    return next(input);
                   verifier.attempts++;
                   return Promise.reject(new Error('verifier down'));
                 },
@@ -249,8 +260,16 @@ describe('decisions that cost the run nothing (issue 23, item 13)', () => {
         (i: number) => ({ toolCallId: id, approved: true, token: `chamvi-approval.v2.${i}.sig` }),
         (i: number) => ({ toolCallId: id, approved: true, token: `${APPROVAL_TOKEN_VERSION}.${i}.not-a-signature` }),
         (i: number) => ({ toolCallId: `call-${i}`, approved: true, token: createApprovalToken(SECRET, claims) }),
-        (i: number) => ({ toolCallId: id, approved: true, token: createApprovalToken(SECRET, { ...claims, nonce: `n-${i}` }) }),
-        (i: number) => ({ toolCallId: id, approved: true, token: createApprovalToken(SECRET, { ...claims, runId: `run-${i}` }) }),
+        (i: number) => ({
+          toolCallId: id,
+          approved: true,
+          token: createApprovalToken(SECRET, { ...claims, nonce: `n-${i}` }),
+        }),
+        (i: number) => ({
+          toolCallId: id,
+          approved: true,
+          token: createApprovalToken(SECRET, { ...claims, runId: `run-${i}` }),
+        }),
         (i: number) => ({
           toolCallId: id,
           approved: true,
@@ -264,12 +283,18 @@ describe('decisions that cost the run nothing (issue 23, item 13)', () => {
       for (let i = 0; garbage.length < 295; i++) garbage.push(kinds[i % kinds.length]!(i));
       // Exactly the pending request's claims, signed without the secret: only a worker can tell.
       for (let i = 0; i < 5; i++) {
-        garbage.push({ toolCallId: id, approved: true, token: createApprovalToken(`forged-secret-${i}-0123456789`, claims) });
+        garbage.push({
+          toolCallId: id,
+          approved: true,
+          token: createApprovalToken(`forged-secret-${i}-0123456789`, claims),
+        });
       }
       for (const decision of garbage) await expect(send(handle, decision)).rejects.toThrow(/refused|not waiting/);
       const after = await historyOf(handle);
       expect(await listPendingApprovals(env.client, handle.workflowId)).toHaveLength(1);
-      await expect(send(handle, { toolCallId: id, approved: true, token: createApprovalToken(SECRET, claims) })).resolves.toMatchObject({
+      await expect(
+        send(handle, { toolCallId: id, approved: true, token: createApprovalToken(SECRET, claims) }),
+      ).resolves.toMatchObject({
         approved: true,
         decidedBy: 'approver',
       });
@@ -294,7 +319,9 @@ describe('decisions that cost the run nothing (issue 23, item 13)', () => {
       const before = await historyOf(handle);
       for (let i = 0; i < 10; i++) {
         const token = createApprovalToken(`forged-secret-${i}-0123456789`, claims);
-        await expect(send(handle, { toolCallId: pending.toolCallId, approved: true, token })).rejects.toThrow(/not signed/);
+        await expect(send(handle, { toolCallId: pending.toolCallId, approved: true, token })).rejects.toThrow(
+          /not signed/,
+        );
       }
       for (let i = 0; i < 20; i++) {
         const token = createApprovalToken(`forged-secret-${i}-0123456789`, claims);
@@ -308,8 +335,33 @@ describe('decisions that cost the run nothing (issue 23, item 13)', () => {
   }, 60_000);
 });
 
+describe('valid decisions are never rationed', () => {
+  it('a step with 12 calls waiting for approval takes 12 valid decisions in a row: checks that verify do not use up the budget', async () => {
+    const targets = Array.from({ length: 12 }, (_, i) => `env-${i}`);
+    const { agent, deployed } = deployer([{ toolCalls: targets.map((t) => deployCall(t)) }, { text: 'Deployed all.' }]);
+    const result = await withWorker(agent, async (taskQueue) => {
+      const handle = await startAgentRun(env.client, { agent: 'deployer', prompt: 'Deploy all', taskQueue });
+      await pendingOf(handle);
+      const until = Date.now() + 20_000;
+      while ((await listPendingApprovals(env.client, handle.workflowId)).length < 12 && Date.now() < until) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      for (const pending of await listPendingApprovals(env.client, handle.workflowId)) {
+        await decideApproval(env.client, handle.workflowId, {
+          toolCallId: pending.toolCallId,
+          approved: true,
+          secret: SECRET,
+        });
+      }
+      return handle.result();
+    });
+    expect([...deployed].sort()).toEqual([...targets].sort());
+    expect(result.approvals).toHaveLength(12);
+  }, 60_000);
+});
+
 describe('a decision answers one request (issue 23, item 14)', () => {
-  it("the step-0 approval of a deploy, replayed on the step-1 call with the same id and input, is refused; so is an expired token; the call waits for its own", async () => {
+  it('the step-0 approval of a deploy, replayed on the step-1 call with the same id and input, is refused; so is an expired token; the call waits for its own', async () => {
     const { agent, deployed } = deployer([
       { toolCalls: [deployCall('prod', 'deploy-1')] },
       { toolCalls: [deployCall('prod', 'deploy-1')] },
@@ -327,12 +379,18 @@ describe('a decision answers one request (issue 23, item 14)', () => {
       await expect(send(handle, { toolCallId: 'deploy-1', approved: true, token: stepZero })).rejects.toThrow(
         /minted for another request of this call/,
       );
-      const expired = createApprovalToken(SECRET, { ...approvalClaimsFor(second, true), expiresAt: Date.now() - 1_000 });
+      const expired = createApprovalToken(SECRET, {
+        ...approvalClaimsFor(second, true),
+        expiresAt: Date.now() - 1_000,
+      });
       await expect(send(handle, { toolCallId: 'deploy-1', approved: true, token: expired })).rejects.toThrow(
         /the approval token expired at \d{4}-\d\d-\d\dT/,
       );
       expect(deployed).toEqual(['prod']);
-      const inTime = createApprovalToken(SECRET, { ...approvalClaimsFor(second, true), expiresAt: Date.now() + 60_000 });
+      const inTime = createApprovalToken(SECRET, {
+        ...approvalClaimsFor(second, true),
+        expiresAt: Date.now() + 60_000,
+      });
       await send(handle, { toolCallId: 'deploy-1', approved: true, token: inTime });
       return handle.result();
     });

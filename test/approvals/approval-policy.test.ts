@@ -3,8 +3,7 @@ import { tool } from 'ai';
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { z } from 'zod';
-import { fromBase64Url, toBase64Url } from '../../common/base64url.js';
-import { readApprovalToken } from '../../common/approval-token-format.js';
+import { fromBase64Url, readApprovalToken, toBase64Url } from '../../src/approvals/approval-token-format.js';
 import {
   InvalidApprovalClaimsError,
   InvalidApprovalSecretError,
@@ -79,7 +78,10 @@ describe('approval tokens', () => {
       valid: true,
     });
     const stale = createApprovalToken(SECRET, { ...claims, expiresAt: Date.now() - 1000 });
-    expect(verifyApprovalToken(SECRET, stale, claims)).toMatchObject({ valid: false, problem: expect.stringContaining('expired') });
+    expect(verifyApprovalToken(SECRET, stale, claims)).toMatchObject({
+      valid: false,
+      problem: expect.stringContaining('expired'),
+    });
   });
 
   it('a secret under 16 bytes or unsignable claims fail with named errors that say what to do', () => {
@@ -89,13 +91,18 @@ describe('approval tokens', () => {
       expect.objectContaining({
         name: 'InvalidApprovalSecretError',
         retryable: false,
-        message: expect.stringMatching(/15 bytes long; an approval secret must be at least 16 bytes.*openssl rand -base64 32/),
+        message: expect.stringMatching(
+          /15 bytes long; an approval secret must be at least 16 bytes.*openssl rand -base64 32/,
+        ),
       }),
     );
     expect(() => verifyApprovalToken(new Uint8Array(15), 'x', claims)).toThrow(InvalidApprovalSecretError);
     for (const expiresAt of [Number.NaN, Infinity]) {
       expect(() => createApprovalToken(SECRET, { ...claims, expiresAt })).toThrow(
-        expect.objectContaining({ name: 'InvalidApprovalClaimsError', message: expect.stringContaining('expiresAt is') }),
+        expect.objectContaining({
+          name: 'InvalidApprovalClaimsError',
+          message: expect.stringContaining('expiresAt is'),
+        }),
       );
     }
     expect(() => createApprovalToken(SECRET, { ...claims, nonce: undefined as unknown as string })).toThrow(
@@ -127,7 +134,7 @@ describe('approval tokens', () => {
     }
   });
 
-  it('base64url of the token format is Node\'s, byte for byte, and refuses what is not base64url', () => {
+  it("base64url of the token format is Node's, byte for byte, and refuses what is not base64url", () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 80 }), (bytes) => {
         const encoded = toBase64Url(bytes);

@@ -1,7 +1,7 @@
-// The approval token's format and claims, without the signature: workflow-safe, so the approval
-// gate refuses a token that cannot be the pending call's before anything reaches the history, and
-// the activities (which hold the secret) read tokens with the same code.
-import { fromBase64Url, toBase64Url } from './base64url.js';
+// The approval token's format and claims, without the signature. Sandbox-safe (no Node, no
+// imports; a lint rule and the workflow bundle test hold it to that), so the approval gate's
+// validator reads tokens with the same code as the workers that verify them, and refuses a token
+// that cannot be the pending call's before anything reaches the history.
 
 /**
  * What an approval token is bound to: one decision on one request of one tool call of one run,
@@ -43,7 +43,10 @@ export const APPROVAL_TOKEN_VERSION = 'chamvi-approval.v3';
 /** Versions minted by older releases, refused with what they lacked. */
 const RETIRED_VERSIONS: ReadonlyArray<readonly [prefix: string, lacks: string]> = [
   ['chamvi-approval.v1', "which does not bind the call's input"],
-  ['chamvi-approval.v2', 'which does not bind the pending request, so it would also approve a later call with the same id and input'],
+  [
+    'chamvi-approval.v2',
+    'which does not bind the pending request, so it would also approve a later call with the same id and input',
+  ],
 ];
 
 /** Tokens longer than this are refused unread (a v3 token of ordinary claims is a few hundred characters). */
@@ -79,7 +82,9 @@ export function encodeApprovalClaims(claims: ApprovalClaims): string {
 export function readApprovalToken(token: unknown): ReadApprovalToken {
   if (typeof token !== 'string') return refused('an approval token is a string');
   if (token.length > MAX_APPROVAL_TOKEN_LENGTH) {
-    return refused(`the approval token is ${token.length} characters long, more than any token (${MAX_APPROVAL_TOKEN_LENGTH})`);
+    return refused(
+      `the approval token is ${token.length} characters long, more than any token (${MAX_APPROVAL_TOKEN_LENGTH})`,
+    );
   }
   const retired = RETIRED_VERSIONS.find(([prefix]) => token.startsWith(`${prefix}.`));
   if (retired !== undefined) {
@@ -150,4 +155,44 @@ function decodeClaims(payload: string): ApprovalClaims | undefined {
 
 function refused(problem: string): ReadApprovalToken {
   return { ok: false, problem };
+}
+
+// Base64url (RFC 4648 §5, no padding) in plain code: workflow code has no Buffer.
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+const VALUES: ReadonlyMap<string, number> = new Map([...ALPHABET].map((char, value) => [char, value]));
+
+/** The bytes as base64url, without padding. */
+export function toBase64Url(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 3) {
+    const [a = 0, b = 0, c = 0] = [bytes[i], bytes[i + 1], bytes[i + 2]];
+    const chunk = (a << 16) | (b << 8) | c;
+    const chars = Math.min(4, Math.ceil(((bytes.length - i) * 8) / 6));
+    for (let j = 0; j < chars; j++) out += ALPHABET[(chunk >> (18 - 6 * j)) & 63];
+  }
+  return out;
+}
+
+/**
+ * The bytes of a base64url string (no padding), or `undefined` when it is not one: a character
+ * outside the alphabet, padding, or a length no encoding has.
+ */
+export function fromBase64Url(text: string): Uint8Array | undefined {
+  if (text.length % 4 === 1) return undefined;
+  const out = new Uint8Array(Math.floor((text.length * 6) / 8));
+  let bits = 0;
+  let value = 0;
+  let at = 0;
+  for (const char of text) {
+    const digit = VALUES.get(char);
+    if (digit === undefined) return undefined;
+    value = ((value << 6) | digit) & 0xffffff;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out[at++] = (value >> bits) & 0xff;
+    }
+  }
+  return out;
 }
