@@ -36,6 +36,8 @@ export interface ChamviPluginOptions extends ChamviActivitiesOptions {
  * ```ts
  * const worker = await Worker.create({ connection, taskQueue, plugins: [chamviPlugin({ agents: [responder], store })] });
  * ```
+ *
+ * @throws InvalidApprovalSecretError when `approvalSecret` (or `CHAMVI_APPROVAL_SECRET`) is under 16 bytes.
  */
 export function chamviPlugin(options: ChamviPluginOptions): SimplePlugin {
   const conversations = conversationStoreOf(options);

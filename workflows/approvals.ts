@@ -96,7 +96,11 @@ export class ApprovalGate {
 
   /**
    * Waits for the decision on `call` (a `user-approval` plan), or its timeout. A `denied` plan is
-   * answered at once without waiting.
+   * answered at once without waiting. Each request gets a nonce of its own (`uuid4()`, replayed
+   * from the workflow's seed), which a decision's token must name.
+   *
+   * @throws ApplicationFailure `DuplicateToolCallIdError` (non-retryable, so the run fails) when
+   *   another call with the same id is still waiting.
    */
   async decisionFor(call: ToolCallPlan, step: number): Promise<ApprovalRecord> {
     const plan = call.approval;
