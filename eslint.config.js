@@ -26,6 +26,10 @@ const sandboxPatterns = [
   {
     group: [
       '../src/*',
+      // The one sandbox-safe module of the core: approval tokens, read by the gate's validator.
+      '!../src/approvals',
+      '../src/approvals/*',
+      '!../src/approvals/approval-token-format.js',
       '../activities/*',
       '../worker/*',
       '../testing/*',
@@ -106,6 +110,19 @@ export default tseslint.config(
           ],
         },
       ],
+    },
+  },
+  {
+    // Bundled into workflow code (the approval gate reads tokens with it): it imports nothing and
+    // uses no Node global, so the sandbox can run it (the workflow bundle test checks it is the only
+    // module of src/ in the bundle).
+    files: ['src/approvals/approval-token-format.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['*'], message: 'Workflow code imports this module: it must import nothing.' }] },
+      ],
+      'no-restricted-globals': ['error', 'Buffer', 'process', 'require', 'setTimeout', 'setInterval'],
     },
   },
   {

@@ -1,6 +1,6 @@
 import type { ToolExecutionOptions, ToolSet } from 'ai';
 import { resolveApproval } from '../src/approvals/approval-policy.js';
-import { verifyApprovalToken } from '../src/approvals/approval-token.js';
+import { verifyApprovalToken, type ApprovalTokenVerdict } from '../src/approvals/approval-token.js';
 import type { ToolContext } from '../src/context/tool-context.js';
 import { isEffectTool } from '../src/effects/define-effect-tool.js';
 import { inputFingerprint } from '../src/effects/effect-key.js';
@@ -15,7 +15,8 @@ import type { AgentRegistration } from './agent-registry.js';
  * workflow's approval gate already waited for the decision; this check does not trust it: the
  * policy is evaluated again here, and an approver's token must verify with the workers' secret
  * for this run, this call, the effect key this worker computes for the input, the fingerprint of
- * the input this activity is about to run, and the decision. A call approved by timeout passes
+ * the input this activity is about to run, the nonce of the request it answered, and the decision
+ * (not its expiry: the run accepted it before that). A call approved by timeout passes
  * only when the registration says `onApprovalTimeout: 'approve'`. So workflow code that skips the
  * gate (a hand-written workflow, a workflow-side tool), or hands the activity another input than
  * the one approved, cannot apply a guarded effect.
@@ -56,13 +57,21 @@ export async function assertApproved(
   if (evidence.decidedBy !== 'approver' || secretKey === undefined || secretKey === '') {
     throw refused(input, `an approval decided by ${evidence.decidedBy} is not accepted for this tool`);
   }
-  const verdict = verifyApprovalToken(secretKey, evidence.token, {
+  const expected = {
     runId: input.runId,
     toolCallId: input.toolCallId,
     key: await effectKeyFor(tool, input, ctx, options),
     fingerprint: inputFingerprint(input.input),
+    nonce: evidence.nonce ?? '',
     approved: true,
-  });
+  };
+  // Not the expiry: the run accepted the decision before it, and this call's retries may come later.
+  let verdict: ApprovalTokenVerdict;
+  try {
+    verdict = verifyApprovalToken(secretKey, evidence.token, expected, { checkExpiry: false });
+  } catch (error) {
+    verdict = { valid: false, problem: error instanceof Error ? error.message : String(error) };
+  }
   if (!verdict.valid) throw refused(input, verdict.problem);
 }
 

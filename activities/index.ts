@@ -34,8 +34,11 @@ export interface ChamviActivitiesOptions {
    */
   readonly abortGraceMs?: number;
   /**
-   * The secret approval tokens are signed with (at least 16 bytes). Default: the
-   * `CHAMVI_APPROVAL_SECRET` environment variable; without one, every approval decision is refused.
+   * The secret approval tokens are signed with: at least 16 bytes (32 random ones are best,
+   * `openssl rand -base64 32`). Default: the `CHAMVI_APPROVAL_SECRET` environment variable, read
+   * when the activities are created; without one, every approval decision is refused. A shorter
+   * secret fails {@link createChamviActivities} (so the plugin and the worker) with
+   * `InvalidApprovalSecretError`.
    */
   readonly approvalSecret?: string | Uint8Array;
   /**

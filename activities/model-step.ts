@@ -16,6 +16,7 @@ import { modelCallFailure, modelName } from './model-call-error.js';
 import { mergeActivityOptions } from '../common/activity-options.js';
 import { toolsContextFor } from '../src/agent/tools-context.js';
 import { resolveStepSettings } from './step-settings.js';
+import { assertUniqueToolCallIds } from './unique-tool-call-ids.js';
 import { stepLimitField, stoppedStep } from './stopped-step.js';
 
 /**
@@ -24,6 +25,8 @@ import { stepLimitField, stoppedStep } from './stopped-step.js';
  * run then ends; `stopped` in the result). The agent's tools are offered without their
  * `execute`, so the AI SDK returns the step's tool calls instead of running them; invalid calls
  * (unknown tool, input failing the schema) come back as tool errors for the model, never retried.
+ * A step whose calls share an id fails the run (`DuplicateToolCallIdError`) before anything of it
+ * is planned or stored.
  * For each valid call it plans the activity that will run it, with the effect key computed once
  * (so identical effect calls of the step can share one activity).
  *
@@ -77,6 +80,10 @@ export function createModelStepActivity(registry: AgentRegistry, log: Conversati
         ).catch((error: unknown) => {
           throw modelCallFailure(error, { agent: agent.name, step: input.step, model: modelName(settings.model()) });
         });
+        assertUniqueToolCallIds(
+          result.toolCalls,
+          `Model step ${input.step} of run ${input.runId} (agent ${agent.name})`,
+        );
         const toolCalls: ToolCallPlan[] = [];
         const refusedCalls: ModelStepResult['refusedCalls'] = [];
         for (const call of result.toolCalls) {

@@ -144,6 +144,8 @@ export interface VerifyApprovalInput {
   readonly key: string;
   /** The call's input, as the run will hand it to the activity that runs the call. */
   readonly input: unknown;
+  /** The pending request's nonce; absent for a request of a run that asked before 0.3 (none). */
+  readonly nonce?: string;
   readonly approved: boolean;
 }
 

@@ -64,6 +64,19 @@ export const DEFAULT_STORE_OPTIONS: StoreActivityOptions = {
 };
 
 /**
+ * Default options of the approval-verification activity (`chamvi.verifyApproval`), under the
+ * run's `activityOptions.store`: at most 3 attempts within a minute. It answers every token with
+ * a verdict, so an attempt fails only when the worker does (a crash, a bug); then the decision is
+ * refused as not verified, the call keeps waiting, and the approver can send it again, instead
+ * of the decision hanging on retries.
+ */
+export const DEFAULT_VERIFY_APPROVAL_OPTIONS: StoreActivityOptions = {
+  startToCloseTimeout: '10 seconds',
+  scheduleToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 3 },
+};
+
+/**
  * Merges layers of activity options: a later layer wins field by field, and `retry` is merged field
  * by field too. A field that is `undefined` in a layer, and a layer that is `undefined`, change
  * nothing: an explicit `undefined` (a registration's `{ startToCloseTimeout: undefined }`, say)

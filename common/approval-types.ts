@@ -34,6 +34,12 @@ export interface PendingApproval {
    * older version, which did not compute it: `decideApproval` then computes it from `input`.
    */
   readonly fingerprint: string;
+  /**
+   * The request's nonce, drawn by the run each time a call asks for a decision: an approval token
+   * must name it, so it answers this request only (not the same call id and input asking again
+   * in a later step, or after a reset). Absent for a request of a run that asked before 0.3.
+   */
+  readonly nonce?: string;
   readonly step: number;
   readonly reason?: string;
   /** Workflow time, ISO 8601. */
@@ -49,7 +55,7 @@ export interface ApprovalDecision {
   readonly approved: boolean;
   /** Why; a denial's reason is told to the model. */
   readonly reason?: string;
-  /** An approval token minted for this run, call, effect key, input fingerprint and decision (`createApprovalToken`). */
+  /** An approval token minted for this run, call, effect key, input fingerprint, request nonce and decision (`createApprovalToken`). */
   readonly token: string;
   /** Who decided, for the record. */
   readonly approver?: string;
@@ -73,6 +79,8 @@ export interface ApprovalRecord {
 export interface ApprovalEvidence {
   readonly approved: boolean;
   readonly decidedBy: 'approver' | 'timeout' | 'policy';
-  /** The approver's token (bound to run, call, effect key, input fingerprint and decision). */
+  /** The approver's token (bound to run, call, effect key, input fingerprint, request nonce and decision). */
   readonly token?: string;
+  /** The nonce of the request the decision answered (absent for a request without one, from before 0.3). */
+  readonly nonce?: string;
 }

@@ -84,6 +84,8 @@ export const FAILURE_CATALOGUE = {
   ModelCallRejectedError: { retried: false, then: 'run' },
   /** An agent setting a durable run cannot honour, from `prepareStep` (a model step cannot apply its `toolsContext`, say). */
   UnsupportedAgentSettingError: { retried: false, then: 'run' },
+  /** A model step returned two tool calls with one id (a provider or adapter bug): nothing of the step ran. */
+  DuplicateToolCallIdError: { retried: false, then: 'run' },
 
   // Retried by the activity's retry policy; after the last attempt the model is told.
   /** Another attempt holds a live claim on the key. */
@@ -120,6 +122,10 @@ export const FAILURE_CATALOGUE = {
   ApprovalNotPendingError: { retried: false, then: 'caller' },
   /** `decideApproval` without an approval secret to sign the decision with. */
   ApprovalSecretMissingError: { retried: false, then: 'caller' },
+  /** An approval secret under 16 bytes: the worker (or plugin) is not created, no token is minted. */
+  InvalidApprovalSecretError: { retried: false, then: 'caller' },
+  /** `createApprovalToken` with claims it cannot sign (an `expiresAt` that is no finite time, say). */
+  InvalidApprovalClaimsError: { retried: false, then: 'caller' },
   /** Raised by workflow code: an approval decision whose token does not verify, or a call decided already. */
   ApprovalRefusedError: { retried: false, then: 'caller' },
   /** An option out of its range where it is given (`abortGraceMs`, `pollMs`, a stream cursor `from`). */

@@ -7,6 +7,7 @@ export {
   DEFAULT_MODEL_STEP_OPTIONS,
   DEFAULT_STORE_OPTIONS,
   DEFAULT_TOOL_OPTIONS,
+  DEFAULT_VERIFY_APPROVAL_OPTIONS,
   mergeActivityOptions,
   toActivityOptions,
   type JsonActivityOptions,

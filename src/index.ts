@@ -7,6 +7,7 @@ export { ChamviError } from './errors/chamvi-error.js';
 // Every error class of the library: the failure catalogue (common/failure-policy.ts) names each.
 export {
   ApprovalRequiredError,
+  DuplicateToolCallIdError,
   EffectBusyError,
   EffectClaimLostError,
   EffectFenceRefusedError,
@@ -22,6 +23,8 @@ export {
   IdempotencyKeyInProgressError,
   IdempotencyKeyReusedError,
   IdempotentRequestError,
+  InvalidApprovalClaimsError,
+  InvalidApprovalSecretError,
   InvalidClaimRequestError,
   InvalidEffectKeyError,
   InvalidEffectStoreSpecError,
@@ -127,7 +130,9 @@ export {
   verifyApprovalToken,
   type ApprovalClaims,
   type ApprovalTokenVerdict,
+  type VerifyApprovalTokenOptions,
 } from './approvals/approval-token.js';
+export { MIN_APPROVAL_SECRET_BYTES } from './approvals/approval-secret.js';
 export {
   resolveApproval,
   type ApprovalStatus,

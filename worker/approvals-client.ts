@@ -12,10 +12,11 @@ export async function listPendingApprovals(client: Client, workflowId: string): 
 }
 
 /**
- * The claims an approval token for `pending` must carry: its run id, call id, effect key and input
- * fingerprint, with the decision. Pass them to `createApprovalToken` to mint a token by hand (for
- * signal `chamvi.approvalDecision`, say); {@link decideApproval} does this for you. A call planned
- * by an older version lists no fingerprint; it is computed here from the input the call lists.
+ * The claims an approval token for `pending` must carry: its run id, call id, effect key, input
+ * fingerprint and request nonce, with the decision. Pass them to `createApprovalToken` to mint a
+ * token by hand (for signal `chamvi.approvalDecision`, or with an `expiresAt` for a token handed
+ * to someone to send later); {@link decideApproval} does this for you. A call planned by an older
+ * version lists no fingerprint; it is computed here from the input the call lists.
  */
 export function approvalClaimsFor(pending: PendingApproval, approved: boolean): ApprovalClaims {
   return {
@@ -23,6 +24,7 @@ export function approvalClaimsFor(pending: PendingApproval, approved: boolean): 
     toolCallId: pending.toolCallId,
     key: pending.key,
     fingerprint: pending.fingerprint !== '' ? pending.fingerprint : inputFingerprint(pending.input),
+    nonce: pending.nonce ?? '',
     approved,
   };
 }
@@ -57,8 +59,8 @@ export class ApprovalSecretMissingError extends ChamviError {
 
 /**
  * Approves or denies a pending call of an agent run: looks the call up in the run's pending
- * approvals (for its run id, effect key and input fingerprint), mints the token for exactly this
- * call, its input and the decision with the approval secret, and sends it with update `chamvi.decideApproval`. Resolves to the
+ * approvals (for its run id, effect key, input fingerprint and request nonce), mints the token for
+ * exactly this request, its input and the decision with the approval secret, and sends it with update `chamvi.decideApproval`. Resolves to the
  * run's record of the decision; rejects when the run refuses it (an invalid token, a call decided
  * meanwhile).
  */

@@ -38,6 +38,7 @@ export interface ChamviPluginOptions extends ChamviActivitiesOptions {
  * ```
  *
  * @throws InvalidOptionError for an `abortGraceMs` that is not a whole number of ms from 0 to 2^31 - 1.
+ * @throws InvalidApprovalSecretError when `approvalSecret` (or `CHAMVI_APPROVAL_SECRET`) is under 16 bytes.
  */
 export function chamviPlugin(options: ChamviPluginOptions): SimplePlugin {
   const conversations = conversationStoreOf(options);

@@ -64,6 +64,7 @@ export interface AgentWorkerOptions extends Omit<ChamviPluginOptions, 'store' | 
  * a store given as a spec) is closed when that run ends.
  *
  * @throws EffectStoreUnavailableError when the store cannot be opened; nothing else is started then.
+ * @throws InvalidApprovalSecretError when `approvalSecret` (or `CHAMVI_APPROVAL_SECRET`) is under 16 bytes.
  * @throws WorkerHealthError for an unusable `CHAMVI_HEALTH_PORT`.
  */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {

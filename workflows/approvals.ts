@@ -4,16 +4,23 @@ import {
   defineQuery,
   defineSignal,
   defineUpdate,
+  isCancellation,
   log,
+  patched,
   proxyActivities,
   setHandler,
+  uuid4,
 } from '@temporalio/workflow';
-import { DEFAULT_STORE_OPTIONS, toActivityOptions } from '../common/activity-options.js';
+import { DEFAULT_VERIFY_APPROVAL_OPTIONS, toActivityOptions } from '../common/activity-options.js';
 import { ACTIVITY_NAMES } from '../common/activity-names.js';
+// Sandbox-safe core: the one module of src/ workflow code imports at runtime (see eslint.config.js).
+import { approvalClaimsProblem, readApprovalToken } from '../src/approvals/approval-token-format.js';
+import { VERIFICATION_BURST, VerificationBudget } from './verification-budget.js';
 import type {
   ApprovalDecision,
   ApprovalEvidence,
   ApprovalRecord,
+  ApprovalVerdict,
   ChamviActivities,
   PendingApproval,
   RunRef,
@@ -23,6 +30,9 @@ import type {
 
 /** How long a call waits for a decision when the registration sets no `approvalTimeout`. */
 export const DEFAULT_APPROVAL_TIMEOUT = '7 days';
+
+// Runs that asked for approvals before requests had nonces and checks were rationed replay without them.
+const REQUEST_BINDING_PATCH = 'chamvi.approval-request-binding';
 
 /** Update `chamvi.decideApproval`: approve or deny a pending call; answers the record, or fails with why it was refused. */
 export const decideApprovalUpdate = defineUpdate<ApprovalRecord, [ApprovalDecision]>('chamvi.decideApproval');
@@ -43,12 +53,23 @@ interface Waiting {
  * decisions, and the decisions taken. A decision counts only when its token verifies (in the
  * `chamvi.verifyApproval` activity, where the worker holds the secret and hashes the input)
  * against this run, this call, its effect key, the fingerprint of the very input the call will run
- * with, and the decision; anything else is refused and the call keeps waiting.
+ * with, the request's nonce (drawn anew each time a call asks) and the decision; anything else is
+ * refused and the call keeps waiting.
+ *
+ * What can be refused without the secret is refused by the update's validator, so it never
+ * reaches the history: a value that is no v3 token, a token whose claims name another run, call,
+ * key, input, request or decision, a call that is not waiting. Only a token that claims exactly
+ * the pending request is checked by the activity, and those checks are rationed (see
+ * {@link VerificationBudget}: 10 at once, then one an hour, counting only the ones that fail).
+ * A decision sent by signal is refused by the same checks, but Temporal has written the signal
+ * to the history by then: prefer the update.
+ *
  * All of it is workflow state, rebuilt from history on replay, so a wait survives worker
  * restarts and can last days.
  */
 export class ApprovalGate {
   private readonly waiting = new Map<string, Waiting>();
+  private readonly budget = new VerificationBudget();
 
   constructor(
     private readonly run: RunRef,
@@ -75,7 +96,11 @@ export class ApprovalGate {
 
   /**
    * Waits for the decision on `call` (a `user-approval` plan), or its timeout. A `denied` plan is
-   * answered at once without waiting.
+   * answered at once without waiting. Each request gets a nonce of its own (`uuid4()`, replayed
+   * from the workflow's seed), which a decision's token must name.
+   *
+   * @throws ApplicationFailure `DuplicateToolCallIdError` (non-retryable, so the run fails) when
+   *   another call with the same id is still waiting.
    */
   async decisionFor(call: ToolCallPlan, step: number): Promise<ApprovalRecord> {
     const plan = call.approval;
@@ -94,9 +119,19 @@ export class ApprovalGate {
         decidedAt: requestedAt,
       };
     }
+    const earlier = this.waiting.get(call.toolCallId);
+    if (earlier !== undefined && earlier.decision === undefined) {
+      // The model step refuses such a step; this holds for plans from elsewhere too: the second call would wait forever.
+      throw ApplicationFailure.create({
+        type: 'DuplicateToolCallIdError',
+        nonRetryable: true,
+        message: `Tool calls ${earlier.request.toolName} and ${call.toolName} of run ${this.run.runId} (step ${step}) both have the id "${call.toolCallId}" and both wait for approval; a decision names its call by id, so the run cannot tell them apart. Give each call of a step its own toolCallId.`,
+      });
+    }
     const timeout = plan.timeout ?? DEFAULT_APPROVAL_TIMEOUT;
     const onTimeout = plan.onTimeout ?? 'deny';
     const timeoutMs = durationMs(timeout);
+    const nonce = patched(REQUEST_BINDING_PATCH) ? uuid4() : undefined;
     const waiting: Waiting = {
       request: {
         runId: this.run.runId,
@@ -106,6 +141,7 @@ export class ApprovalGate {
         input: call.input,
         key,
         fingerprint: plan.fingerprint ?? '',
+        ...(nonce !== undefined ? { nonce } : {}),
         step,
         ...(reason !== undefined ? { reason } : {}),
         requestedAt,
@@ -138,10 +174,20 @@ export class ApprovalGate {
     const waiting = this.waiting.get(toolCallId);
     if (waiting?.decision === undefined) return undefined;
     const { approved, decidedBy } = waiting.decision;
-    return { approved, decidedBy, ...(waiting.token !== undefined ? { token: waiting.token } : {}) };
+    const { nonce } = waiting.request;
+    return {
+      approved,
+      decidedBy,
+      ...(waiting.token !== undefined ? { token: waiting.token } : {}),
+      ...(waiting.token !== undefined && nonce !== undefined ? { nonce } : {}),
+    };
   }
 
-  /** Cheap checks before a decision is accepted into history (a rejected update leaves no trace). */
+  /**
+   * The checks that need no secret, before a decision is accepted into history (a rejected update
+   * leaves no trace): the decision's shape, a call waiting for it, a v3 token whose claims are
+   * this request's, and a verification left in the budget.
+   */
   private validate(decision: ApprovalDecision): void {
     if (typeof decision !== 'object' || decision === null || typeof decision.toolCallId !== 'string') {
       throw new TypeError('An approval decision needs { toolCallId, approved, token }.');
@@ -158,6 +204,25 @@ export class ApprovalGate {
         `Tool call ${decision.toolCallId} was already ${waiting.decision.approved ? 'approved' : 'denied'} (by ${waiting.decision.decidedBy}).`,
       );
     }
+    const { request } = waiting;
+    const read = readApprovalToken(decision.token);
+    const problem = read.ok
+      ? approvalClaimsProblem(
+          // A request planned by an older version has no fingerprint to compare: the activity computes it.
+          request.fingerprint === '' ? { ...read.claims, fingerprint: '' } : read.claims,
+          {
+            runId: request.runId,
+            toolCallId: request.toolCallId,
+            key: request.key,
+            fingerprint: request.fingerprint,
+            nonce: request.nonce ?? '',
+            approved: decision.approved,
+          },
+        )
+      : read.problem;
+    if (problem !== undefined) throw refusal(request.toolCallId, problem);
+    const now = Date.now();
+    if (this.budget.available(now) < 1) throw refusal(request.toolCallId, this.exhausted(now));
   }
 
   private async decide(decision: ApprovalDecision): Promise<ApprovalRecord> {
@@ -168,25 +233,36 @@ export class ApprovalGate {
         'ApprovalRefusedError',
       );
     const { request } = waiting;
+    // Rationed from the first live decision on; decisions a run took before replay as they were taken.
+    const rationed = request.nonce !== undefined || patched(REQUEST_BINDING_PATCH);
+    const now = Date.now();
+    // The validator only looks (it must not change state); the handler, run right after it, takes the check.
+    if (rationed && !this.budget.take(now)) throw refusal(request.toolCallId, this.exhausted(now));
     const verify = proxyActivities<ChamviActivities>({
-      ...toActivityOptions(DEFAULT_STORE_OPTIONS, this.verifyOptions),
+      ...toActivityOptions(DEFAULT_VERIFY_APPROVAL_OPTIONS, this.verifyOptions),
       summary: `verify approval · call ${request.toolCallId}`,
     })[ACTIVITY_NAMES.verifyApproval];
-    const verdict = await verify({
-      token: decision.token,
-      runId: request.runId,
-      toolCallId: request.toolCallId,
-      key: request.key,
-      input: request.input,
-      approved: decision.approved,
-    });
-    if (!verdict.valid) {
-      throw ApplicationFailure.create({
-        type: 'ApprovalRefusedError',
-        nonRetryable: true,
-        message: `Approval decision for tool call ${request.toolCallId} refused: ${verdict.problem ?? 'invalid token'}.`,
+    let verdict: ApprovalVerdict;
+    try {
+      verdict = await verify({
+        token: decision.token,
+        runId: request.runId,
+        toolCallId: request.toolCallId,
+        key: request.key,
+        input: request.input,
+        ...(request.nonce !== undefined ? { nonce: request.nonce } : {}),
+        approved: decision.approved,
       });
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+      throw refusal(
+        request.toolCallId,
+        `the token could not be verified (${cause instanceof Error ? cause.message : String(cause)}); the call keeps waiting: send the decision again`,
+      );
     }
+    if (!verdict.valid) throw refusal(request.toolCallId, verdict.problem ?? 'invalid token');
+    if (rationed) this.budget.giveBack();
     // Decided while the token was being checked (another decision, or the timeout): the first one stands.
     if (waiting.decision !== undefined) {
       throw ApplicationFailure.create({
@@ -209,6 +285,19 @@ export class ApprovalGate {
     };
     return waiting.decision;
   }
+
+  private exhausted(now: number): string {
+    return `this run has checked too many approval tokens that did not verify (${VERIFICATION_BURST} at once, then one an hour, to bound its history); the next check is possible at ${new Date(this.budget.nextAt(now)).toISOString()} (workflow time). Check that the approver holds the workers' approval secret`;
+  }
+}
+
+/** The failure a refused decision gets: the update fails with it (a signal's is logged). */
+function refusal(toolCallId: string, problem: string): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: 'ApprovalRefusedError',
+    nonRetryable: true,
+    message: `Approval decision for tool call ${toolCallId} refused: ${problem}.`,
+  });
 }
 
 const UNITS: Record<string, number> = {

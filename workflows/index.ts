@@ -20,6 +20,7 @@ export {
   DEFAULT_MODEL_STEP_OPTIONS,
   DEFAULT_STORE_OPTIONS,
   DEFAULT_TOOL_OPTIONS,
+  DEFAULT_VERIFY_APPROVAL_OPTIONS,
   mergeActivityOptions,
   toActivityOptions,
 } from '../common/activity-options.js';

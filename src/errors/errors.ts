@@ -325,6 +325,28 @@ export class UnknownToolError extends ChamviError {
 }
 
 /**
+ * A model step returned two or more tool calls with one `toolCallId`. The AI SDK pairs each tool
+ * result with its call by that id, and the run keeps a call's approval and result under it, so
+ * such a step cannot be run faithfully: it is refused before any of its calls is planned or its
+ * answer stored. Providers give every call of a step its own id; a duplicate comes from a
+ * provider or a model adapter that breaks that rule. Not retryable: the run fails; fix the
+ * adapter (a custom model's `doGenerate`/`doStream` must give each call its own id).
+ */
+export class DuplicateToolCallIdError extends ChamviError {
+  static override readonly errorName = 'DuplicateToolCallIdError';
+  readonly retryable = false;
+  constructor(
+    readonly toolCallId: string,
+    readonly toolNames: readonly string[],
+    where: string,
+  ) {
+    super(
+      `${where} returned ${toolNames.length} tool calls with the id "${toolCallId}" (${toolNames.join(', ')}); tool call ids must be unique within a step, since each result and approval is matched to its call by id. Nothing of the step was run or stored. The model provider or its adapter produced the duplicate: fix or update it (a custom model must give each tool call of a step its own toolCallId).`,
+    );
+  }
+}
+
+/**
  * An effect tool's result (from `execute` or `alreadyApplied`) cannot be turned into JSON (a BigInt,
  * a cycle), so it can be neither recorded nor sent to the workflow. The effect was applied: the key
  * is recorded as done with this error in place of the result, so no retry and no later call applies
@@ -372,6 +394,28 @@ export class EffectResultTooLargeError extends ChamviError {
  */
 export class ApprovalRequiredError extends ChamviError {
   static override readonly errorName = 'ApprovalRequiredError';
+  readonly retryable = false;
+}
+
+/**
+ * An approval secret too short to be unguessable: under 16 bytes (as UTF-8, for a string). Thrown
+ * where the secret is given: creating a worker or its plugin (the `approvalSecret` option, else
+ * `CHAMVI_APPROVAL_SECRET`), and minting or checking a token with it. The message names where the
+ * secret came from and its length, never the secret. Not retryable: use 32 random bytes
+ * (`openssl rand -base64 32`).
+ */
+export class InvalidApprovalSecretError extends ChamviError {
+  static override readonly errorName = 'InvalidApprovalSecretError';
+  readonly retryable = false;
+}
+
+/**
+ * Claims `createApprovalToken` cannot sign: a claim of the wrong type (ids, key, fingerprint and
+ * nonce are strings; `approved` is a boolean), or an `expiresAt` that is not a finite number of ms
+ * since the epoch. Not retryable: take the claims from the pending approval (`approvalClaimsFor`).
+ */
+export class InvalidApprovalClaimsError extends ChamviError {
+  static override readonly errorName = 'InvalidApprovalClaimsError';
   readonly retryable = false;
 }
 

@@ -1,8 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { tool } from 'ai';
 import { createHmac } from 'node:crypto';
+import fc from 'fast-check';
 import { z } from 'zod';
+import { fromBase64Url, readApprovalToken, toBase64Url } from '../../src/approvals/approval-token-format.js';
 import {
+  InvalidApprovalClaimsError,
+  InvalidApprovalSecretError,
   createApprovalToken,
   createToolContext,
   defineEffectTool,
@@ -18,13 +22,14 @@ const claims = {
   toolCallId: 'call-1',
   key: 'run-1:comment:7',
   fingerprint: inputFingerprint(approvedInput),
+  nonce: 'c0ffee00-0000-4000-8000-000000000001',
   approved: true,
 };
 
 describe('approval tokens', () => {
   it('verify for exactly the run, call, key, input fingerprint and decision they were minted for', () => {
     const token = createApprovalToken(SECRET, claims);
-    expect(token).toMatch(/^chamvi-approval\.v2\.[\w-]+\.[\w-]+$/);
+    expect(token).toMatch(/^chamvi-approval\.v3\.[\w-]+\.[\w-]+$/);
     expect(verifyApprovalToken(SECRET, token, claims)).toEqual({ valid: true });
     expect(verifyApprovalToken(SECRET, token, { ...claims, runId: 'run-2' })).toMatchObject({ valid: false });
     expect(verifyApprovalToken(SECRET, token, { ...claims, toolCallId: 'call-2' })).toMatchObject({ valid: false });
@@ -43,7 +48,7 @@ describe('approval tokens', () => {
     const token = createApprovalToken(SECRET, claims);
     const [prefix, version, , signature] = token.split('.');
     const forgedClaims = Buffer.from(
-      JSON.stringify(['run-1', 'call-1', 'run-1:comment:7', claims.fingerprint, 'approve', 'x']),
+      JSON.stringify(['run-1', 'call-1', 'run-1:comment:7', claims.fingerprint, claims.nonce, 'approve', 1e15]),
     ).toString('base64url');
     expect(verifyApprovalToken(SECRET, `${prefix}.${version}.${forgedClaims}.${signature}`, claims)).toMatchObject({
       valid: false,
@@ -51,6 +56,93 @@ describe('approval tokens', () => {
     expect(verifyApprovalToken(SECRET, undefined, claims)).toMatchObject({ valid: false });
     expect(verifyApprovalToken(SECRET, `${token}.extra`, claims)).toMatchObject({ valid: false });
     expect(() => createApprovalToken('short', claims)).toThrow(/16 bytes/);
+  });
+
+  it('a token names the pending request: minted for one nonce, it does not answer another request of the same call and input', () => {
+    const token = createApprovalToken(SECRET, claims);
+    expect(verifyApprovalToken(SECRET, token, { ...claims, nonce: 'c0ffee00-0000-4000-8000-000000000002' })).toEqual({
+      valid: false,
+      problem: expect.stringContaining('minted for another request of this call'),
+    });
+  });
+
+  it('a token with expiresAt is refused from then on, by the clock of the worker that checks it (or not, when told to skip it)', () => {
+    const expiresAt = Date.parse('2030-01-01T00:00:00Z');
+    const token = createApprovalToken(SECRET, { ...claims, expiresAt });
+    expect(verifyApprovalToken(SECRET, token, claims, { now: expiresAt - 1 })).toEqual({ valid: true });
+    expect(verifyApprovalToken(SECRET, token, claims, { now: expiresAt })).toEqual({
+      valid: false,
+      problem: 'the approval token expired at 2030-01-01T00:00:00.000Z; mint a new one for the pending request',
+    });
+    expect(verifyApprovalToken(SECRET, token, claims, { now: expiresAt + 1, checkExpiry: false })).toEqual({
+      valid: true,
+    });
+    const stale = createApprovalToken(SECRET, { ...claims, expiresAt: Date.now() - 1000 });
+    expect(verifyApprovalToken(SECRET, stale, claims)).toMatchObject({
+      valid: false,
+      problem: expect.stringContaining('expired'),
+    });
+  });
+
+  it('a secret under 16 bytes or unsignable claims fail with named errors that say what to do', () => {
+    const fifteen = 'fifteen-bytes!!';
+    expect(new TextEncoder().encode(fifteen).byteLength).toBe(15);
+    expect(() => createApprovalToken(fifteen, claims)).toThrow(
+      expect.objectContaining({
+        name: 'InvalidApprovalSecretError',
+        retryable: false,
+        message: expect.stringMatching(
+          /15 bytes long; an approval secret must be at least 16 bytes.*openssl rand -base64 32/,
+        ),
+      }),
+    );
+    expect(() => verifyApprovalToken(new Uint8Array(15), 'x', claims)).toThrow(InvalidApprovalSecretError);
+    for (const expiresAt of [Number.NaN, Infinity]) {
+      expect(() => createApprovalToken(SECRET, { ...claims, expiresAt })).toThrow(
+        expect.objectContaining({
+          name: 'InvalidApprovalClaimsError',
+          message: expect.stringContaining('expiresAt is'),
+        }),
+      );
+    }
+    expect(() => createApprovalToken(SECRET, { ...claims, nonce: undefined as unknown as string })).toThrow(
+      InvalidApprovalClaimsError,
+    );
+  });
+
+  it('reading a token without the secret (as workflow code does) agrees with the signed check, and never throws', () => {
+    const token = createApprovalToken(SECRET, { ...claims, expiresAt: 1_900_000_000_000 });
+    expect(readApprovalToken(token)).toMatchObject({ ok: true, claims: { ...claims, expiresAt: 1_900_000_000_000 } });
+    const [, , payload, signature] = token.split('.');
+    const garbage = [
+      undefined,
+      42,
+      '',
+      'let-me-in',
+      'x'.repeat(10_000),
+      `chamvi-approval.v3.${payload}`,
+      `chamvi-approval.v3.${payload}.${signature}.x`,
+      `chamvi-approval.v3.${payload}.${signature?.slice(1)}`,
+      `chamvi-approval.v3.${payload}!.${signature}`,
+      `chamvi-approval.v3.${Buffer.from('[1,2,3,4,5,"approve"]').toString('base64url')}.${signature}`,
+      `chamvi-approval.v3.${Buffer.from('{"runId":"run-1"}').toString('base64url')}.${signature}`,
+      `chamvi-approval.v3.${Buffer.from([0xff, 0xfe, 0x5b]).toString('base64url')}.${signature}`,
+    ];
+    for (const value of garbage) {
+      expect(readApprovalToken(value)).toMatchObject({ ok: false, problem: expect.any(String) });
+      expect(verifyApprovalToken(SECRET, value, claims)).toMatchObject({ valid: false, problem: expect.any(String) });
+    }
+  });
+
+  it("base64url of the token format is Node's, byte for byte, and refuses what is not base64url", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 80 }), (bytes) => {
+        const encoded = toBase64Url(bytes);
+        expect(encoded).toBe(Buffer.from(bytes).toString('base64url'));
+        expect(fromBase64Url(encoded)).toEqual(bytes);
+      }),
+    );
+    for (const bad of ['a', 'ab=c', 'a+bc', 'a/bc', 'abcde', 'ab c']) expect(fromBase64Url(bad)).toBeUndefined();
   });
 });
 
@@ -64,11 +156,20 @@ describe('approval tokens of older versions', () => {
     const verdict = verifyApprovalToken(SECRET, `chamvi-approval.v1.${payload}.${signature}`, claims);
     expect(verdict).toEqual({ valid: false, problem: expect.stringContaining('minted by an older version') });
     expect(verdict).toEqual({ valid: false, problem: expect.stringContaining('mint it again') });
-    // Its payload and signature moved under the v2 prefix: the version is signed, so refused.
-    expect(verifyApprovalToken(SECRET, `chamvi-approval.v2.${payload}.${signature}`, claims)).toEqual({
+    // Its payload and signature moved under the v3 prefix: the version is signed, so refused.
+    expect(verifyApprovalToken(SECRET, `chamvi-approval.v3.${payload}.${signature}`, claims)).toMatchObject({
       valid: false,
-      problem: expect.stringContaining('not signed'),
     });
+  });
+
+  it('a v2 token (not bound to the pending request) is refused: minted by an older version, mint it again', () => {
+    const payload = Buffer.from(
+      JSON.stringify(['run-1', 'call-1', 'run-1:comment:7', claims.fingerprint, 'approve']),
+    ).toString('base64url');
+    const signature = createHmac('sha256', SECRET).update(`chamvi-approval.v2.${payload}`).digest('base64url');
+    const verdict = verifyApprovalToken(SECRET, `chamvi-approval.v2.${payload}.${signature}`, claims);
+    expect(verdict).toEqual({ valid: false, problem: expect.stringContaining('does not bind the pending request') });
+    expect(verdict).toEqual({ valid: false, problem: expect.stringContaining('mint it again') });
   });
 });
 

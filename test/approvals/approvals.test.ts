@@ -238,13 +238,7 @@ describe('durable approval of effect tools (time-skipping server)', () => {
     const result = await withWorker(taskQueue, { agent }, async () => {
       const handle = await startAgentRun(env.client, { agent: 'responder', prompt: `Answer ${issue}`, taskQueue });
       const [call] = await pendingOf(handle);
-      const claims = {
-        runId: call!.runId,
-        toolCallId: call!.toolCallId,
-        key: call!.key,
-        fingerprint: call!.fingerprint,
-        approved: true,
-      };
+      const claims = approvalClaimsFor(call!, true);
       const forged = createApprovalToken('not-the-workers-secret-0123456789', claims);
       await handle.signal(approvalDecisionSignal, { toolCallId: call!.toolCallId, approved: true, token: forged });
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -293,6 +287,7 @@ describe('durable approval of effect tools (time-skipping server)', () => {
       toolCallId: 'call-a',
       key: keyA,
       fingerprint: inputFingerprint({ issue: a, body: 'Thanks!' }),
+      nonce: '',
       approved: true,
     });
     const forged: ToolCallInput = {
@@ -423,13 +418,7 @@ describe('durable approval of effect tools (time-skipping server)', () => {
             const cause = (error as { cause?: Error }).cause;
             throw new Error(`${(error as Error).message}: ${cause?.message ?? ''}`);
           });
-      const claims = (p: PendingApproval, approved: boolean) => ({
-        runId: p.runId,
-        toolCallId: p.toolCallId,
-        key: p.key,
-        fingerprint: p.fingerprint,
-        approved,
-      });
+      const claims = (p: PendingApproval, approved: boolean) => approvalClaimsFor(p, approved);
 
       // Forged: signed with a secret the workers do not hold.
       await expect(
@@ -470,6 +459,33 @@ describe('durable approval of effect tools (time-skipping server)', () => {
       ['call-a', true],
       ['call-b', false],
     ]);
+  });
+
+  it('after 10 tokens that did not verify, the run checks one more an hour: a valid decision is refused until then, and goes through after', async () => {
+    const issue = openIssue(github);
+    const agent = guardedResponder([{ toolCalls: [commentCall(issue)] }, { text: 'Done.' }]);
+    const taskQueue = `q-${randomUUID()}`;
+    const result = await withWorker(taskQueue, { agent }, async () => {
+      const handle = await startAgentRun(env.client, { agent: 'responder', prompt: `Answer ${issue}`, taskQueue });
+      const [pending] = await pendingOf(handle);
+      const claims = approvalClaimsFor(pending!, true);
+      const send = (token: string) =>
+        handle
+          .executeUpdate(decideApprovalUpdate, { args: [{ toolCallId: pending!.toolCallId, approved: true, token }] })
+          .catch((error: unknown) => {
+            throw new Error((error as { cause?: Error }).cause?.message ?? String(error));
+          });
+      for (let i = 0; i < 10; i++) {
+        await expect(send(createApprovalToken(`forged-secret-${i}-0123456789`, claims))).rejects.toThrow(/not signed/);
+      }
+      const valid = createApprovalToken(SECRET, claims);
+      await expect(send(valid)).rejects.toThrow(/checked too many approval tokens .* next check is possible at/);
+      await env.sleep('1 hour');
+      await expect(send(valid)).resolves.toMatchObject({ approved: true, decidedBy: 'approver' });
+      return handle.result();
+    });
+    expect(commentsOn(github, issue)).toBe(1);
+    expect(result.approvals).toEqual([expect.objectContaining({ approved: true, decidedBy: 'approver' })]);
   });
 
   it('approving a call whose effect was already applied returns the recorded result: no second effect', async () => {

@@ -29,10 +29,13 @@ describe('workflow determinism', () => {
     const { code } = await bundleWorkflowCode({ workflowsPath: chamviWorkflowsPath(), logger: quietLogger });
     expect(code).toContain('agentWorkflow');
     expectSandboxSafe(code);
-    // The library's own modules in the bundle: workflow code and the shared contract, nothing else.
+    // The library's own modules in the bundle: workflow code, the shared contract and the approval
+    // token format (the one sandbox-safe module of the core: the gate's validator reads tokens), nothing else.
     const own = ownModules(code);
     expect(own).toEqual(expect.arrayContaining(['workflows/agent-loop.ts', 'common/activity-options.ts']));
-    expect(own.filter((path) => !path.startsWith('workflows/') && !path.startsWith('common/'))).toEqual([]);
+    expect(own.filter((path) => !path.startsWith('workflows/') && !path.startsWith('common/'))).toEqual([
+      'src/approvals/approval-token-format.ts',
+    ]);
   });
 
   it('the whole shared contract (common/) bundles for the sandbox, also what the workflows do not import', async () => {
