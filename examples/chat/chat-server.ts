@@ -8,6 +8,7 @@ import { LocalHttpServer } from '../../demo/local-http-server.js';
 import { decideApproval, startAgentRun } from '../../worker/index.js';
 import { CHAT_AGENT } from './chat-agent.js';
 import { readRunState, type RunState } from './run-state.js';
+import { checkSameOrigin, loopbackHosts } from './same-origin-guard.js';
 
 /** What the chat server needs: where runs go, how to stream one, and what the page shows beside it. */
 export interface ChatServerOptions {
@@ -53,10 +54,16 @@ async function body(req: IncomingMessage): Promise<Record<string, unknown>> {
  * `{ approved, reason? }` decides a pending call with a signed token; `GET /api/info` the tracker
  * and worker; `POST /api/worker/kill` SIGKILLs the worker, `POST /api/worker/crash-after-comment`
  * makes it die right after it posts the next comment.
+ *
+ * It answers its own page only ({@link checkSameOrigin}): `Host` must be `127.0.0.1:<port>` or
+ * `localhost:<port>`, a cross-site request is refused with 403, and a POST must be a same-origin
+ * `application/json` request (else 403 or 415), since it starts runs, signs approvals with the
+ * workers' secret and kills the worker.
  */
 export class ChatServer {
   private readonly http: LocalHttpServer;
   private readonly lastSeen = new Map<string, RunState>();
+  private hosts: readonly string[] = [];
 
   constructor(private readonly options: ChatServerOptions) {
     this.http = new LocalHttpServer('chat server', (req, res) => this.handle(req, res), '127.0.0.1', options.port ?? 0);
@@ -64,6 +71,7 @@ export class ChatServer {
 
   async start(): Promise<this> {
     await this.http.start();
+    this.hosts = loopbackHosts(Number(new URL(this.http.url).port));
     return this;
   }
 
@@ -77,6 +85,7 @@ export class ChatServer {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
+      checkSameOrigin(req, this.hosts);
       await this.route(req, res);
     } catch (error) {
       if (res.headersSent) return void res.end();

@@ -10,7 +10,7 @@ import { createDevServerEnvironment } from '../../testing/test-environment.js';
 import { startAgentRun } from '../../worker/index.js';
 import { startChildWorker } from '../fixtures/child-worker.js';
 import { commentsOn, openIssue } from '../fixtures/responder.js';
-import { freePort, spawnWorker, type SpawnedWorker } from './fixtures/spawn-worker.js';
+import { freePort, spawnWorker, stopSpawnedWorkers, type SpawnedWorker } from './fixtures/spawn-worker.js';
 
 const TELEMETRY_WORKER = fileURLToPath(new URL('./fixtures/telemetry-worker.ts', import.meta.url));
 
@@ -25,6 +25,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  await stopSpawnedWorkers();
   await github?.stop();
   await env?.teardown();
   rmSync(dir, { recursive: true, force: true });

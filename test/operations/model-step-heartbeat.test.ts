@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_MODEL_STEP_OPTIONS } from '../../common/index.js';
 import { createDevServerEnvironment } from '../../testing/test-environment.js';
 import { startAgentRun } from '../../worker/index.js';
-import { spawnWorker } from './fixtures/spawn-worker.js';
+import { spawnWorker, stopSpawnedWorkers } from './fixtures/spawn-worker.js';
 
 const SLOW_MODEL_WORKER = fileURLToPath(new URL('./fixtures/slow-model-worker.ts', import.meta.url));
 
@@ -24,6 +24,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  await stopSpawnedWorkers();
   await env?.teardown();
   rmSync(dir, { recursive: true, force: true });
 });

@@ -28,6 +28,7 @@ import { scriptedModel } from '../../demo/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
 import { PG_URL, writeObservations } from './matrix.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';
+import { firstOrTimeout } from '../fixtures/first-or-timeout.js';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundle;
@@ -75,8 +76,6 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
   const promise = new Promise<void>((r) => (resolve = r));
   return { promise, resolve };
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A remote that counts applications, and a tool over it (with or without reconciliation). */
 function remote() {
@@ -403,7 +402,7 @@ describe('leases on the database clock (PostgreSQL)', () => {
       execute: async ({ id }) => {
         if (++executes === 1) {
           zombieInside.resolve();
-          await Promise.race([retryRefusedPastLease.promise, retryExecuting.promise, sleep(20_000)]);
+          await firstOrTimeout(20_000, retryRefusedPastLease.promise, retryExecuting.promise);
         } else retryExecuting.resolve();
         r.applied.push(id);
         return { id };

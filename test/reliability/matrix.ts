@@ -28,6 +28,7 @@ import { runAll, summarizeActivities } from '../../testing/run-agent-under-test.
 import { createDevServerEnvironment } from '../../testing/test-environment.js';
 import { createAgentWorker, startAgentRun } from '../../worker/index.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';
+import { firstOrTimeout } from '../fixtures/first-or-timeout.js';
 import {
   expected,
   expectedZombie,
@@ -276,7 +277,7 @@ export function defineMatrix(topology: 'one worker' | 'two workers'): void {
             allInside.tick();
             await Promise.all([
               sleep(tracker.startedAt + TIMEOUT_MS + 50 - performance.now()),
-              Promise.race([tracker.retryRefused.promise, tracker.retryPast.promise, sleep(30_000)]),
+              firstOrTimeout(30_000, tracker.retryRefused.promise, tracker.retryPast.promise),
             ]);
           },
         })),
@@ -340,7 +341,7 @@ export function defineMatrix(topology: 'one worker' | 'two workers'): void {
             return { point, strategy, call, handle };
           }),
         );
-        await Promise.race([allInside.done, sleep(60_000)]); // a zombie that never got there fails its case
+        await firstOrTimeout(60_000, allInside.done); // a zombie that never got there fails its case
         return second!.runUntil(
           Promise.all(
             started.map(async (run) => {

@@ -30,10 +30,20 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  // Waits for the exits: a worker process still shutting down after this file keeps jest's worker alive.
+  await Promise.all(children.map(stopChild));
   await env?.teardown();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** SIGTERM, then the exit (at once if it has exited). */
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
 
 /** Starts the worker process; resolves once it polls, with a way to wait for its n-th token. */
 async function startWorker(

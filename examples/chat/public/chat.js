@@ -10,6 +10,9 @@ const $ = (id) => document.getElementById(id);
 const escape = (text) =>
   String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+// The server takes a POST only as same-origin JSON (see same-origin-guard.ts).
+const postJson = (path, body) =>
+  fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 /** The run on screen: its id, its assistant message as the stream built it, its polled state. */
 let run = null;
@@ -220,11 +223,7 @@ async function decide(toolCallId, approved) {
   const current = run;
   current.deciding.add(toolCallId);
   render();
-  const response = await fetch(`/api/runs/${current.workflowId}/approvals/${toolCallId}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ approved }),
-  });
+  const response = await postJson(`/api/runs/${current.workflowId}/approvals/${toolCallId}`, { approved });
   if (!response.ok) {
     current.deciding.delete(toolCallId);
     console.warn('chat: decision refused', await response.text());
@@ -257,11 +256,7 @@ $('composer').addEventListener('submit', async (event) => {
   event.preventDefault();
   const message = $('message').value.trim();
   if (!message) return;
-  const response = await fetch('/api/runs', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ message }),
-  });
+  const response = await postJson('/api/runs', { message });
   const { workflowId } = await response.json();
   attach(workflowId, message);
 });
@@ -269,9 +264,9 @@ $('messages').addEventListener('click', (event) => {
   const button = event.target.closest('button[data-action]');
   if (button) void decide(button.dataset.call, button.dataset.action === 'approve');
 });
-$('kill-worker').addEventListener('click', () => void fetch('/api/worker/kill', { method: 'POST' }));
+$('kill-worker').addEventListener('click', () => void postJson('/api/worker/kill', {}));
 $('crash-after-comment').addEventListener('click', async () => {
-  await fetch('/api/worker/crash-after-comment', { method: 'POST' });
+  await postJson('/api/worker/crash-after-comment', {});
   $('crash-after-comment').textContent = 'Crash armed';
   $('crash-after-comment').dataset.armed = 'true';
 });
