@@ -3,7 +3,7 @@ import {
   ApprovalSecretMissingError,
   decideApproval,
   listPendingApprovals,
-} from '../worker/approvals-client.js';
+} from '../client/approvals-client.js';
 import { APPROVAL_SECRET_VAR } from './approvals-help.js';
 import { parseFlags, required, TEMPORAL_OPTIONS } from './flags.js';
 import { renderTable } from './table.js';

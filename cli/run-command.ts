@@ -5,7 +5,7 @@ import {
 } from '@temporalio/client';
 import type { RunEffectReport } from '../common/index.js';
 import { createRunStreamStore } from '../src/stream/create-run-stream-store.js';
-import { startAgentRun } from '../worker/client.js';
+import { startAgentRun } from '../client/start-agent-run.js';
 import { RUN_STREAM_STOPPED, runUIMessageStream } from '../worker/stream/run-ui-message-stream.js';
 import { printRunStream } from './stream-printer.js';
 import { streamSpecOf } from './stream-flag.js';

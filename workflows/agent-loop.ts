@@ -2,7 +2,7 @@ import { ApplicationFailure, proxyActivities, setCurrentDetails, setHandler, wor
 import { DEFAULT_MODEL_STEP_OPTIONS, toActivityOptions } from '../common/activity-options.js';
 import { ACTIVITY_NAMES } from '../common/activity-names.js';
 import { ApprovalGate } from './approvals.js';
-import { agentProgressQuery, type AgentProgress } from './progress.js';
+import { agentProgressQuery, type AgentProgress } from '../common/agent-progress.js';
 import { ConversationState } from './conversation-state.js';
 import { dispatchToolCalls } from './tool-dispatch.js';
 import type {

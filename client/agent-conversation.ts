@@ -3,7 +3,7 @@ import type { ConversationRef } from '../common/conversation-ref.js';
 import { loadConversation, type ConversationSource } from '../src/conversation/load-conversation.js';
 import type { ConversationStore } from '../src/stores/conversation-store.js';
 import type { AgentRunOutput } from '../workflows/agent-loop.js';
-import { agentProgressQuery } from '../workflows/progress.js';
+import { agentProgressQuery } from '../common/agent-progress.js';
 
 /** What {@link agentConversation} answers. */
 export interface AgentConversation {
