@@ -95,8 +95,6 @@ export interface AgentRunOutput {
    * `loadConversation(store, output)` or `chamvi show <workflow id>`.
    */
   readonly conversation?: ConversationRef;
-  /** The whole conversation: only in the output of runs begun before 0.3. */
-  readonly messages?: JsonMessage[];
 }
 
 /**
