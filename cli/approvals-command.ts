@@ -101,6 +101,14 @@ export async function approveCommand(args: string[]): Promise<number> {
       process.stderr.write(`chamvi: approve: ${noVerdict(workflowId, toolCallId, timeoutS, stage)}\n`);
       return 1;
     }
+    if (stage === 'query') {
+      // Not a refusal: the run was not asked yet (not found, no worker polling, a connection error).
+      const said = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+      process.stderr.write(
+        `chamvi: approve: the pending approvals query of workflow ${workflowId} failed (${said}); nothing was sent\n`,
+      );
+      return 1;
+    }
     if (ApprovalNotPendingError.isInstance(error) || ApprovalSecretMissingError.isInstance(error)) {
       process.stderr.write(`chamvi: approve: ${error.message}\n`);
       return 1;
