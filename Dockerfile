@@ -14,6 +14,7 @@ COPY common ./common
 COPY workflows ./workflows
 COPY activities ./activities
 COPY worker ./worker
+COPY client ./client
 COPY testing ./testing
 COPY demo ./demo
 COPY cli ./cli

@@ -90,6 +90,28 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The client entry point is what web servers bundle: no worker, no workflow code, no activities.
+    files: ['client/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@temporalio/worker', '@temporalio/activity', '@temporalio/testing', '@temporalio/workflow'],
+              message: 'client/ loads @temporalio/client and @temporalio/common only (see client/index.ts).',
+            },
+            {
+              group: ['../workflows/*', '../activities/*', '../testing/*', '../demo/*', '../cli/*'],
+              allowTypeImports: true,
+              message: 'client/ reaches workflows and activities by type only (message definitions are in common/).',
+            },
+          ],
+        },
+      ],
+    },
+  },
   // Dependencies point one way: cli -> demo -> worker -> activities -> common <- workflows, and
   // everything -> src. The testing kit is for users' tests; bench/ and test/ stay apart.
   {

@@ -2,10 +2,16 @@ import { ApplicationFailure } from '@temporalio/common';
 import {
   APICallError,
   InvalidArgumentError,
+  InvalidDataContentError,
+  InvalidMessageRoleError,
   InvalidPromptError,
+  InvalidToolApprovalError,
   LoadAPIKeyError,
   LoadSettingError,
+  MessageConversionError,
+  MissingToolResultsError,
   NoSuchModelError,
+  ToolCallNotFoundForApprovalError,
   UnsupportedFunctionalityError,
 } from 'ai';
 import { ChamviError } from '../src/errors/chamvi-error.js';
@@ -13,7 +19,10 @@ import { ChamviError } from '../src/errors/chamvi-error.js';
 /**
  * The model provider refused a model step in a way no retry can change: the API key is missing
  * (`LoadAPIKeyError`) or refused (401, 403), the model does not exist (404), the request or the
- * prompt is invalid (400, 422, `InvalidPromptError`), a setting is missing or unsupported. The
+ * prompt is invalid (400, 422, and the AI SDK's prompt validation: `InvalidPromptError`,
+ * `MissingToolResultsError`, `InvalidMessageRoleError`, `InvalidDataContentError`,
+ * `MessageConversionError`, `InvalidToolApprovalError`, `ToolCallNotFoundForApprovalError`), a
+ * setting is missing or unsupported. The
  * model step fails non-retryably and the run fails at once with this message; fix the worker's
  * setup (or the agent) and start the run again.
  */
@@ -75,8 +84,15 @@ export function modelCallFailure(error: unknown, scope: ModelCallScope): unknown
       { cause: error },
     );
   }
+  if (MissingToolResultsError.isInstance(error)) {
+    return new ModelCallRejectedError(
+      `${where} is invalid: the conversation has tool calls without a tool result (${error.toolCallIds.join(', ')}): ${error.message} Retrying cannot fix this: every assistant tool call needs its tool result before the next message. A chat client's history lacks them when its stream had no tool outputs; start the turn from the stored conversation (agentConversation, loadConversation) instead of the messages the browser sent.`,
+      undefined,
+      { cause: error },
+    );
+  }
   if (
-    InvalidPromptError.isInstance(error) ||
+    isPromptValidationError(error) ||
     InvalidArgumentError.isInstance(error) ||
     UnsupportedFunctionalityError.isInstance(error) ||
     NoSuchModelError.isInstance(error)
@@ -111,6 +127,18 @@ export function modelCallFailure(error: unknown, scope: ModelCallScope): unknown
     cause: failed,
     ...(retryAfterMs !== undefined ? { nextRetryDelay: retryAfterMs } : {}),
   });
+}
+
+/** The AI SDK's errors for a prompt it refuses to send: the same prompt is refused on every retry. */
+function isPromptValidationError(error: unknown): error is Error {
+  return (
+    InvalidPromptError.isInstance(error) ||
+    InvalidMessageRoleError.isInstance(error) ||
+    InvalidDataContentError.isInstance(error) ||
+    MessageConversionError.isInstance(error) ||
+    InvalidToolApprovalError.isInstance(error) ||
+    ToolCallNotFoundForApprovalError.isInstance(error)
+  );
 }
 
 function fixFor(status: number | undefined): string {

@@ -31,6 +31,7 @@ Options:
   --deny                  deny the call (default: approve)
   --reason <text>         why (a denial's reason is told to the model)
   --approver <name>       who decides, for the run's record (default: $USER)
+  --timeout <seconds>     how long to wait for the run's verdict (default 90); past it, says what did not answer
   --address <host:port>   Temporal frontend (default localhost:7233)  [${ENV.address}]
   --namespace <ns>        Temporal namespace (default default)        [${ENV.namespace}]
   --profile <name>        Temporal connection profile (@temporalio/envconfig: TLS, API key;
@@ -39,4 +40,5 @@ Options:
   -h, --help              show this help
 
 Environment: ${APPROVAL_SECRET_VAR} (required, the same secret the workers hold).
-Exits 1 when the run refuses the decision (not waiting, already decided, invalid token).`;
+Exits 1 when the run refuses the decision (not waiting, already decided, invalid token), or when
+no verdict comes within --timeout (no worker of the run answering, or its verification not answering).`;

@@ -1,7 +1,7 @@
 import { join, relative, resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { LocalGitHubServer } from '../demo/github/index.js';
-import { startAgentRun } from '../worker/client.js';
+import { startAgentRun } from '../client/start-agent-run.js';
 import { DEMO_AGENT } from '../demo/agents.js';
 import { stopAllChildren, stopChildrenOnExit, type Child } from '../demo/child-processes.js';
 import { realModelConfigured } from '../demo/model.js';

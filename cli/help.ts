@@ -50,7 +50,9 @@ Options:
                           its run closed is a new run with a new run id
   --wait                  wait for the result; print the final text and every effect call of the
                           run (executed, reconciled, recorded, failed, denied); exits 1 when a call
-                          failed, naming it, or when no worker polls the task queue
+                          failed, naming it, or when no worker polls the task queue; while a call
+                          waits for approval, prints "waiting for approval: chamvi approve <workflow>
+                          <call>" once per call (on stderr with --json)
   --json                  with --wait: print the result as JSON
   --stream <spec|store>   with --wait: print the text as it streams, from the workers' run stream
                           (their --stream; "store": CHAMVI_STORE's)                    [${ENV.stream}]

@@ -5,8 +5,9 @@ import {
 } from '@temporalio/client';
 import type { RunEffectReport } from '../common/index.js';
 import { createRunStreamStore } from '../src/stream/create-run-stream-store.js';
-import { startAgentRun } from '../worker/client.js';
+import { startAgentRun } from '../client/start-agent-run.js';
 import { RUN_STREAM_STOPPED, runUIMessageStream } from '../worker/stream/run-ui-message-stream.js';
+import { announcePendingApprovals } from './approval-announcer.js';
 import { printRunStream } from './stream-printer.js';
 import { streamSpecOf } from './stream-flag.js';
 import { RUN_HELP } from './help.js';
@@ -86,6 +87,14 @@ export async function runCommand(args: string[]): Promise<number> {
             );
             return { printed: false, stopped: undefined };
           });
+    // A call waiting for a person would otherwise look like a hang: say how to decide it.
+    const waiting = new AbortController();
+    const announcing = announcePendingApprovals(
+      client,
+      ids.workflowId,
+      (line) => (values.json ? process.stderr : process.stdout).write(line),
+      waiting.signal,
+    );
     let streamed = false;
     let stopped: string | undefined;
     let result;
@@ -98,6 +107,8 @@ export async function runCommand(args: string[]): Promise<number> {
         cause: error,
       });
     } finally {
+      waiting.abort();
+      await announcing;
       // The stream ends once the run closed: what it still holds is printed before the summary.
       const printed = await printing;
       streamed = printed?.printed ?? false;

@@ -1,4 +1,4 @@
-import { agentConversation } from '../worker/agent-conversation.js';
+import { agentConversation } from '../client/agent-conversation.js';
 import { chamviDataConverter } from '../worker/store-storage-driver.js';
 import { loadDataConverter } from './data-converter-flag.js';
 import { SHOW_HELP } from './help.js';

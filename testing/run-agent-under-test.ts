@@ -5,7 +5,7 @@ import type { WorkflowBundle } from '@temporalio/worker';
 import type { AgentEntry } from '../activities/agent-registry.js';
 import type { IEffectStore } from '../src/stores/effect-store.js';
 import { createAgentWorker } from '../worker/create-agent-worker.js';
-import { startAgentRun, type StartAgentRunOptions } from '../worker/client.js';
+import { startAgentRun, type StartAgentRunOptions } from '../client/start-agent-run.js';
 import type { AgentRunOutput } from '../workflows/agent-loop.js';
 import type { RunEffectReport } from '../common/index.js';
 import { conversationStoreOf } from '../activities/conversation-store-of.js';

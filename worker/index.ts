@@ -1,4 +1,5 @@
-// Node-side entry point (`@chamvi/temporal/worker`): worker factory, plugin, activities and client helpers.
+// Node-side entry point (`@chamvi/temporal/worker`): worker factory, plugin, activities. The client
+// helpers live in `@chamvi/temporal/client`; the ones exported here before it are deprecated aliases.
 export { chamviPlugin, type ChamviPluginOptions } from './chamvi-plugin.js';
 export { createAgentWorker, type AgentWorkerOptions } from './create-agent-worker.js';
 export { checkEffectStore, EffectStoreUnavailableError, type CheckedStore } from './effect-store-check.js';
@@ -11,13 +12,6 @@ export {
   type WorkerHealthOptions,
   type WorkerHealthReport,
 } from './worker-health.js';
-export {
-  startAgentRun,
-  runAgentWorkflow,
-  AGENT_SEARCH_ATTRIBUTE,
-  type AgentRunStartOptions,
-  type StartAgentRunOptions,
-} from './client.js';
 export {
   createAgentClient,
   resolveTemporalConnection,
@@ -39,21 +33,10 @@ export {
   ModelCallFailedError,
   ModelCallRejectedError,
 } from '../activities/index.js';
-export {
-  listPendingApprovals,
-  decideApproval,
-  approvalClaimsFor,
-  ApprovalNotPendingError,
-  ApprovalSecretMissingError,
-  type DecideApprovalOptions,
-} from './approvals-client.js';
-export { decideApprovalUpdate, approvalDecisionSignal, pendingApprovalsQuery } from '../workflows/approvals.js';
 export { ACTIVITY_NAMES, type ChamviActivityName } from '../common/activity-names.js';
 export type * from '../common/index.js';
 export type { AgentRunOutput, AgentCheckpoint, StepSummary } from '../workflows/agent-loop.js';
 export type { AgentWorkflowInput } from '../workflows/agent-workflow.js';
-export { agentProgressQuery, type AgentProgress } from '../workflows/progress.js';
-export { agentConversation, type AgentConversation } from './agent-conversation.js';
 export {
   chamviDataConverter,
   chamviExternalStorage,
@@ -65,4 +48,25 @@ export {
   type TemporalExternalStorage,
   type TemporalStorageDriver,
 } from './store-storage-driver.js';
-export { loadConversation, type ConversationSource } from '../src/conversation/load-conversation.js';
+export {
+  startAgentRun,
+  runAgentWorkflow,
+  AGENT_SEARCH_ATTRIBUTE,
+  type AgentRunStartOptions,
+  type StartAgentRunOptions,
+  listPendingApprovals,
+  decideApproval,
+  approvalClaimsFor,
+  ApprovalNotPendingError,
+  ApprovalSecretMissingError,
+  type DecideApprovalOptions,
+  decideApprovalUpdate,
+  approvalDecisionSignal,
+  pendingApprovalsQuery,
+  agentProgressQuery,
+  type AgentProgress,
+  agentConversation,
+  type AgentConversation,
+  loadConversation,
+  type ConversationSource,
+} from './deprecated-client-exports.js';

@@ -2,7 +2,7 @@ import { ApplicationFailure, proxyActivities, setCurrentDetails, setHandler, wor
 import { DEFAULT_MODEL_STEP_OPTIONS, toActivityOptions } from '../common/activity-options.js';
 import { ACTIVITY_NAMES } from '../common/activity-names.js';
 import { ApprovalGate } from './approvals.js';
-import { agentProgressQuery, type AgentProgress } from './progress.js';
+import { agentProgressQuery, type AgentProgress } from '../common/agent-progress.js';
 import { ConversationState } from './conversation-state.js';
 import { dispatchToolCalls } from './tool-dispatch.js';
 import type {
@@ -95,8 +95,6 @@ export interface AgentRunOutput {
    * `loadConversation(store, output)` or `chamvi show <workflow id>`.
    */
   readonly conversation?: ConversationRef;
-  /** The whole conversation: only in the output of runs begun before 0.3. */
-  readonly messages?: JsonMessage[];
 }
 
 /**

@@ -1,9 +1,6 @@
 import {
   ApplicationFailure,
   condition,
-  defineQuery,
-  defineSignal,
-  defineUpdate,
   isCancellation,
   log,
   patched,
@@ -13,6 +10,7 @@ import {
 } from '@temporalio/workflow';
 import { DEFAULT_VERIFY_APPROVAL_OPTIONS, toActivityOptions } from '../common/activity-options.js';
 import { ACTIVITY_NAMES } from '../common/activity-names.js';
+import { approvalDecisionSignal, decideApprovalUpdate, pendingApprovalsQuery } from '../common/approval-handlers.js';
 // Sandbox-safe core: the one module of src/ workflow code imports at runtime (see eslint.config.js).
 import { approvalClaimsProblem, readApprovalToken } from '../src/approvals/approval-token-format.js';
 import { VERIFICATION_BURST, VerificationBudget } from './verification-budget.js';
@@ -34,12 +32,7 @@ export const DEFAULT_APPROVAL_TIMEOUT = '7 days';
 // Runs that asked for approvals before requests had nonces and checks were rationed replay without them.
 const REQUEST_BINDING_PATCH = 'chamvi.approval-request-binding';
 
-/** Update `chamvi.decideApproval`: approve or deny a pending call; answers the record, or fails with why it was refused. */
-export const decideApprovalUpdate = defineUpdate<ApprovalRecord, [ApprovalDecision]>('chamvi.decideApproval');
-/** Signal `chamvi.approvalDecision`: the same decision, fire-and-forget (a refused one is logged and dropped). */
-export const approvalDecisionSignal = defineSignal<[ApprovalDecision]>('chamvi.approvalDecision');
-/** Query `chamvi.pendingApprovals`: the calls of the run waiting for a decision. */
-export const pendingApprovalsQuery = defineQuery<PendingApproval[]>('chamvi.pendingApprovals');
+export { decideApprovalUpdate, approvalDecisionSignal, pendingApprovalsQuery };
 
 interface Waiting {
   readonly request: PendingApproval;

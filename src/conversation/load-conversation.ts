@@ -1,3 +1,4 @@
+import type { ModelMessage } from 'ai';
 import type { ConversationStore } from '../stores/conversation-store.js';
 import { ConversationLog, messagesOf } from './conversation-log.js';
 
@@ -6,7 +7,7 @@ export interface ConversationSource {
   readonly runId: string;
   /** The key of the conversation's last stored entry, and the messages not stored yet. */
   readonly conversation?: { readonly head?: string; readonly pending?: readonly unknown[] };
-  /** The whole conversation, as runs begun before 0.3 return it. */
+  /** The whole conversation, as the outputs of runs begun before 0.3 hold it. */
   readonly messages?: readonly unknown[];
 }
 
@@ -14,7 +15,9 @@ export interface ConversationSource {
  * The messages of an agent run's conversation, oldest first: the entries the run stored in the
  * workers' store up to its head, then the messages it had not stored yet (the last step's tool
  * results). Pass the run's output (`await handle.result()`) or its progress query's answer, and
- * the store the workers use.
+ * the store the workers use. The messages are the AI SDK's `ModelMessage`s the run's model steps
+ * wrote (every stored entry is checked against its hash and its run), so they can be passed as
+ * they are to `generateText`/`streamText`, or as the `messages` of the run of the next turn.
  *
  * ```ts
  * const output = await handle.result();
@@ -24,12 +27,8 @@ export interface ConversationSource {
  * @throws ConversationEntryMissingError when the store lacks an entry (another store, or pruned).
  * @throws ConversationEntryCorruptError when a stored entry is not what the run wrote (every entry is checked).
  */
-export async function loadConversation(
-  store: ConversationStore,
-  source: ConversationSource,
-): Promise<Array<{ readonly role: string; readonly content: unknown }>> {
-  if (source.conversation === undefined)
-    return [...((source.messages ?? []) as Array<{ role: string; content: unknown }>)];
+export async function loadConversation(store: ConversationStore, source: ConversationSource): Promise<ModelMessage[]> {
+  if (source.conversation === undefined) return [...((source.messages ?? []) as ModelMessage[])];
   const entries = await new ConversationLog(store).load(source.runId, source.conversation.head);
-  return [...messagesOf(entries), ...(source.conversation.pending ?? [])] as Array<{ role: string; content: unknown }>;
+  return [...messagesOf(entries), ...(source.conversation.pending ?? [])] as ModelMessage[];
 }

@@ -15,7 +15,7 @@ import {
 import * as errors from '../../src/errors/errors.js';
 import { ModelCallFailedError, ModelCallRejectedError } from '../../activities/model-call-error.js';
 import { UnsupportedAgentSettingError } from '../../src/errors/unsupported-agent-setting-error.js';
-import { ApprovalNotPendingError, ApprovalSecretMissingError } from '../../worker/approvals-client.js';
+import { ApprovalNotPendingError, ApprovalSecretMissingError } from '../../client/approvals-client.js';
 import { EffectStoreUnavailableError } from '../../worker/effect-store-check.js';
 import { WorkerHealthError } from '../../worker/worker-health.js';
 

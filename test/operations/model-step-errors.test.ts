@@ -5,9 +5,10 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { defineAgent, MemoryEffectStore } from '../../src/index.js';
+import { MemoryRunStreamStore } from '../../src/stream/memory-run-stream.js';
 import { summarizeActivities } from '../../testing/run-agent-under-test.js';
 import { createDevServerEnvironment } from '../../testing/test-environment.js';
-import { createAgentWorker, startAgentRun } from '../../worker/index.js';
+import { createAgentWorker, startAgentRun, type StartAgentRunOptions } from '../../worker/index.js';
 import { startProviderApi, type ProviderApi, type ProviderReply } from './fixtures/provider-api.js';
 
 let env: TestWorkflowEnvironment;
@@ -41,7 +42,13 @@ async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure>
 async function runAgainst(
   replies: readonly ProviderReply[],
   body: (run: { api: ProviderApi; start: () => ReturnType<typeof startAgentRun> }) => Promise<void>,
-  setup: { readonly apiKey?: string; readonly initialInterval?: string } = { apiKey: 'sk-test' },
+  setup: {
+    readonly apiKey?: string;
+    readonly initialInterval?: string;
+    readonly messages?: StartAgentRunOptions['messages'];
+    /** Stream the model steps (streamText) to an in-memory run stream. */
+    readonly stream?: boolean;
+  } = { apiKey: 'sk-test' },
 ): Promise<void> {
   const api = await startProviderApi(replies);
   const taskQueue = `model-errors-${randomUUID()}`;
@@ -57,6 +64,7 @@ async function runAgainst(
       taskQueue,
       agents: [agent],
       store: new MemoryEffectStore(),
+      ...(setup.stream === true ? { stream: new MemoryRunStreamStore() } : {}),
     });
     await worker.runUntil(
       body({
@@ -64,7 +72,7 @@ async function runAgainst(
         start: () =>
           startAgentRun(env.client, {
             agent: 'asker',
-            prompt: 'Hello?',
+            ...(setup.messages !== undefined ? { messages: setup.messages } : { prompt: 'Hello?' }),
             taskQueue,
             activityOptions: {
               modelStep: { retry: { initialInterval: setup.initialInterval ?? '30 seconds', maximumAttempts: 10 } },
@@ -122,6 +130,63 @@ describe('model-step errors that retrying cannot fix fail the run at once', () =
     } finally {
       if (saved !== undefined) process.env['OPENAI_API_KEY'] = saved;
     }
+  }, 30_000);
+});
+
+describe("the AI SDK's prompt validation errors fail the run at once", () => {
+  it.each([
+    ['without a stream', undefined],
+    ['streaming (streamText)', true],
+  ])(
+    'a history with a tool call lacking its result fails after one attempt with ModelCallRejectedError naming the call and the fix (%s)',
+    async (_label, stream) => {
+      await runAgainst(
+        [{ text: 'never asked' }],
+        async ({ api, start }) => {
+          const handle = await start();
+          const failure = await failureOf(handle.result());
+          expect(failure.type).toBe('ModelCallRejectedError');
+          expect(failure.nonRetryable).toBe(true);
+          expect(failure.message).toContain('tool calls without a tool result (call_lost)');
+          expect(failure.message).toContain('stored conversation');
+          expect(api.arrivals).toHaveLength(0);
+          const steps = (await summarizeActivities(handle)).filter((a) => a.type === 'chamvi.modelStep');
+          expect(steps).toEqual([expect.objectContaining({ attempt: 1, status: 'failed' })]);
+        },
+        {
+          apiKey: 'sk-test',
+          // Seconds apart, ten attempts: a retried step would outlast the test.
+          initialInterval: '5 seconds',
+          messages: [
+            { role: 'user', content: 'Comment on issue 7.' },
+            {
+              role: 'assistant',
+              content: [{ type: 'tool-call', toolCallId: 'call_lost', toolName: 'comment', input: { issue: 7 } }],
+            },
+            { role: 'user', content: 'And now?' },
+          ],
+          ...(stream !== undefined ? { stream } : {}),
+        },
+      );
+    },
+    30_000,
+  );
+
+  it('a message with an unknown role (InvalidMessageRoleError) fails after one attempt with ModelCallRejectedError', async () => {
+    await runAgainst(
+      [{ text: 'never asked' }],
+      async ({ api, start }) => {
+        const failure = await failureOf((await start()).result());
+        expect(failure.type).toBe('ModelCallRejectedError');
+        expect(failure.message).toContain('narrator');
+        expect(api.arrivals).toHaveLength(0);
+      },
+      {
+        apiKey: 'sk-test',
+        initialInterval: '5 seconds',
+        messages: [{ role: 'narrator' as 'user', content: 'Once upon a time.' }],
+      },
+    );
   }, 30_000);
 });
 

@@ -10,7 +10,7 @@ import {
   DEFAULT_TOOL_OPTIONS,
   type JsonActivityOptions,
 } from '../../common/activity-options.js';
-import { AGENT_SEARCH_ATTRIBUTE } from '../../worker/client.js';
+import { AGENT_SEARCH_ATTRIBUTE } from '../../client/start-agent-run.js';
 import { POLLER_WAIT_MS } from '../../cli/pollers.js';
 
 const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');

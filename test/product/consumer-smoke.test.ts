@@ -231,6 +231,35 @@ const timings: string[] = [];
       expect(loads.filter((l) => l.startsWith('asked pg ') || /\/node_modules\/pg\//.test(l))).toEqual([]);
     }, 90_000);
 
+    it('imports @chamvi/temporal/client (and /stream) without loading @temporalio/worker or the workflow code', async () => {
+      writeFileSync(join(app, 'record-loads.mjs'), RECORD_LOADS);
+      const record = join(app, 'client-import.log');
+      await runOk(
+        'node',
+        [
+          '--import',
+          './record-loads.mjs',
+          '--input-type=module',
+          '-e',
+          "const c = await import('@chamvi/temporal/client'); const s = await import('@chamvi/temporal/stream'); if (typeof c.startAgentRun !== 'function' || c.runUIMessageStream !== s.runUIMessageStream) process.exit(3);",
+        ],
+        { cwd: app, env: userEnv({ RECORD_FILE: record }), timeoutMs: 60_000 },
+      );
+      const loads = readFileSync(record, 'utf8').split('\n');
+      expect(loads.some((l) => l.startsWith('resolved ') && l.includes('/node_modules/@temporalio/client/'))).toBe(
+        true,
+      );
+      expect(
+        loads.filter(
+          (l) =>
+            l.startsWith('resolved ') &&
+            /\/node_modules\/@temporalio\/(worker|activity|testing|workflow|core-bridge)\/|\/@chamvi\/temporal\/dist\/(workflows|activities)\/|\/workflows-path\.js$/.test(
+              l,
+            ),
+        ),
+      ).toEqual([]);
+    }, 90_000);
+
     it('loads from a CommonJS module with require() and with import()', async () => {
       const script = `const root = require('@chamvi/temporal');
 import('@chamvi/temporal/worker').then((worker) => {

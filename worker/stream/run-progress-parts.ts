@@ -1,8 +1,8 @@
 import type { Client } from '@temporalio/client';
 import type { UIMessageChunk } from 'ai';
 import type { PendingApproval, RunEffectReport } from '../../common/index.js';
-import { pendingApprovalsQuery } from '../../workflows/approvals.js';
-import { agentProgressQuery, type AgentProgress } from '../../workflows/progress.js';
+import { pendingApprovalsQuery } from '../../common/approval-handlers.js';
+import { agentProgressQuery, type AgentProgress } from '../../common/agent-progress.js';
 import { linkedSignal } from '../../src/stream/wait.js';
 
 /** How long a progress query may take before the stream goes on without it, in ms. */

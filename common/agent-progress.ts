@@ -1,6 +1,8 @@
-import { defineQuery } from '@temporalio/workflow';
-import type { ConversationRef } from '../common/conversation-ref.js';
-import type { RunEffectReport } from '../common/index.js';
+// The progress query of the agent workflow, defined without @temporalio/workflow (the plain object
+// its defineQuery returns), so that the workflow's handler and the clients share one definition.
+import type { QueryDefinition } from '@temporalio/common';
+import type { ConversationRef } from './conversation-ref.js';
+import type { RunEffectReport } from './run-effect-report.js';
 
 /** What the progress query answers while an agent runs. */
 export interface AgentProgress {
@@ -19,4 +21,8 @@ export interface AgentProgress {
 }
 
 /** Query `chamvi.progress`: the current step and the effects so far. */
-export const agentProgressQuery = defineQuery<AgentProgress>('chamvi.progress');
+export const agentProgressQuery = { type: 'query', name: 'chamvi.progress' } as QueryDefinition<
+  AgentProgress,
+  [],
+  'chamvi.progress'
+>;

@@ -1,9 +1,9 @@
 import type { Client } from '@temporalio/client';
-import { APPROVAL_SECRET_ENV } from '../activities/approval-activities.js';
+import { APPROVAL_SECRET_ENV } from '../src/approvals/approval-secret.js';
 import { createApprovalToken, type ApprovalClaims } from '../src/approvals/approval-token.js';
 import { inputFingerprint } from '../src/effects/effect-key.js';
 import { ChamviError } from '../src/errors/chamvi-error.js';
-import { decideApprovalUpdate, pendingApprovalsQuery } from '../workflows/approvals.js';
+import { decideApprovalUpdate, pendingApprovalsQuery } from '../common/approval-handlers.js';
 import type { ApprovalRecord, PendingApproval } from '../common/index.js';
 
 /** The calls of an agent run waiting for a decision (query `chamvi.pendingApprovals`). */

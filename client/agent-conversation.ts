@@ -1,9 +1,10 @@
 import type { Client } from '@temporalio/client';
+import type { ModelMessage } from 'ai';
 import type { ConversationRef } from '../common/conversation-ref.js';
 import { loadConversation, type ConversationSource } from '../src/conversation/load-conversation.js';
 import type { ConversationStore } from '../src/stores/conversation-store.js';
 import type { AgentRunOutput } from '../workflows/agent-loop.js';
-import { agentProgressQuery } from '../workflows/progress.js';
+import { agentProgressQuery } from '../common/agent-progress.js';
 
 /** What {@link agentConversation} answers. */
 export interface AgentConversation {
@@ -14,8 +15,8 @@ export interface AgentConversation {
   readonly status: string;
   /** Where it was read from: the run's output, its progress query, or its history (no worker answered). */
   readonly from: 'output' | 'progress' | 'history';
-  /** The messages, oldest first. */
-  readonly messages: Array<{ readonly role: string; readonly content: unknown }>;
+  /** The messages, oldest first, as the AI SDK's `ModelMessage`s (see `loadConversation`). */
+  readonly messages: ModelMessage[];
 }
 
 /**
