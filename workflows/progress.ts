@@ -1,6 +1,6 @@
 import { defineQuery } from '@temporalio/workflow';
 import type { ConversationRef } from '../common/conversation-ref.js';
-import type { RunEffectReport } from '../common/index.js';
+import type { ApprovalRecord, RunEffectReport } from '../common/index.js';
 
 /** What the progress query answers while an agent runs. */
 export interface AgentProgress {
@@ -16,6 +16,11 @@ export interface AgentProgress {
   readonly conversation?: ConversationRef;
   /** Effect calls so far, in order: every one, also those that failed or were denied. */
   readonly effects: RunEffectReport[];
+  /**
+   * Approval decisions of the steps whose calls all ended, in order (absent from workers before
+   * 0.3). A call waiting for a decision is in the `chamvi.pendingApprovals` query instead.
+   */
+  readonly approvals?: ApprovalRecord[];
 }
 
 /** Query `chamvi.progress`: the current step and the effects so far. */

@@ -35,5 +35,5 @@ export {
   type RunUIMessageStreamOptions,
   type ChamviCursorChunk,
 } from './run-ui-message-stream.js';
-export type { ChamviEffectChunk, ChamviApprovalChunk } from './run-progress-parts.js';
+export { approvalIdOf, type ChamviEffectChunk, type ChamviApprovalChunk } from './run-progress-parts.js';
 export type { PendingApproval, RunEffectReport } from '../../common/index.js';
