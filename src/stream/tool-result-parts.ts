@@ -8,7 +8,9 @@ export type ToolResultPart = Extract<RunStreamPart, { type: 'tool-result' }>;
  * run stream parts: what the model is sent for each call. Anything else is skipped; so is a part
  * without a string call id or tool name (a conversation written by someone else).
  */
-export function toolResultParts(messages: ReadonlyArray<{ readonly role: string; readonly content: unknown }>): ToolResultPart[] {
+export function toolResultParts(
+  messages: ReadonlyArray<{ readonly role: string; readonly content: unknown }>,
+): ToolResultPart[] {
   const out: ToolResultPart[] = [];
   for (const message of messages) {
     if (message.role !== 'tool' || !Array.isArray(message.content)) continue;

@@ -37,3 +37,17 @@ export {
 } from './run-ui-message-stream.js';
 export { approvalIdOf, type ChamviEffectChunk, type ChamviApprovalChunk } from './run-progress-parts.js';
 export type { PendingApproval, RunEffectReport } from '../../common/index.js';
+export { chatRoute, type ChatRoute, type ChatRouteOptions } from './chat-route.js';
+export { chatTurnWorkflowId, MAX_CHAT_ID_LENGTH } from './chat-turns.js';
+export {
+  approvalAnswersOf,
+  decideApprovalAnswers,
+  type ApprovalAnswer,
+  type DecideAnswersOptions,
+} from './chat-approvals.js';
+export {
+  ApprovalAnswerRefusedError,
+  ChatForbiddenError,
+  ChatRequestError,
+  ChatTurnConflictError,
+} from './chat-errors.js';
