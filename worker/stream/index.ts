@@ -52,6 +52,3 @@ export {
   ChatTurnConflictError,
 } from './chat-errors.js';
 export type { ToolResultPart } from '../../src/stream/tool-result-parts.js';
-export type { ConversationStore } from '../../src/stores/conversation-store.js';
-export type { StartAgentRunOptions } from '../client.js';
-export { ChamviError } from '../../src/errors/chamvi-error.js';
