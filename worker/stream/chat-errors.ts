@@ -36,3 +36,20 @@ export class ChatForbiddenError extends ChamviError {
   static override readonly errorName = 'ChatForbiddenError';
   readonly retryable = false;
 }
+
+/** The handler's response; a refused request as JSON `{ error, message }` with its status. */
+export async function answerRefusals(handle: () => Promise<Response>): Promise<Response> {
+  try {
+    return await handle();
+  } catch (error) {
+    const status = ChatRequestError.isInstance(error)
+      ? 400
+      : ChatForbiddenError.isInstance(error)
+        ? 403
+        : ChatTurnConflictError.isInstance(error) || ApprovalAnswerRefusedError.isInstance(error)
+          ? 409
+          : undefined;
+    if (status === undefined || !ChamviError.isInstance(error)) throw error;
+    return Response.json({ error: error.name, message: error.message }, { status });
+  }
+}

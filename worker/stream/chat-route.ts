@@ -1,18 +1,12 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { convertToModelMessages, createUIMessageStreamResponse, type UIMessage } from 'ai';
 import type { JsonMessage } from '../../common/index.js';
-import { ChamviError } from '../../src/errors/chamvi-error.js';
 import type { ConversationStore } from '../../src/stores/conversation-store.js';
 import type { RunStreamStore } from '../../src/stream/run-stream-store.js';
 import { agentConversation } from '../agent-conversation.js';
 import { startAgentRun, type StartAgentRunOptions } from '../client.js';
 import { approvalAnswersOf, decideApprovalAnswers } from './chat-approvals.js';
-import {
-  ApprovalAnswerRefusedError,
-  ChatForbiddenError,
-  ChatRequestError,
-  ChatTurnConflictError,
-} from './chat-errors.js';
+import { answerRefusals, ChatForbiddenError, ChatRequestError, ChatTurnConflictError } from './chat-errors.js';
 import { chatIdOption, chatTurnWorkflowId, latestChatTurn, turnStatus } from './chat-turns.js';
 import { lastStreamCursor, userMessageOf } from './chat-request.js';
 import { runUIMessageStream } from './run-ui-message-stream.js';
@@ -63,7 +57,7 @@ export interface ChatRoute {
    * user starts the chat's next turn; a last assistant message with answered approvals decides
    * them and streams the rest of the turn. Answers the turn's UI message stream, or a JSON
    * `{ error, message }` with 400 ({@link ChatRequestError}), 403 ({@link ChatForbiddenError}) or
-   * 409 ({@link ChatTurnConflictError}, {@link ApprovalAnswerRefusedError}).
+   * 409 ({@link ChatTurnConflictError}, `ApprovalAnswerRefusedError`).
    */
   POST(request: Request): Promise<Response>;
   /**
@@ -99,8 +93,8 @@ export interface ChatRoute {
  */
 export function chatRoute(options: ChatRouteOptions): ChatRoute {
   return {
-    POST: (request) => answer(() => post(options, request)),
-    GET: (request, chatId) => answer(() => resume(options, request, chatId)),
+    POST: (request) => answerRefusals(() => post(options, request)),
+    GET: (request, chatId) => answerRefusals(() => resume(options, request, chatId)),
   };
 }
 
@@ -221,21 +215,4 @@ async function authorized(options: ChatRouteOptions, request: Request, chatId: s
   throw new ChatForbiddenError(
     `Chat ${chatId} is not this requester's (authorize said no); nothing was read, started or decided.`,
   );
-}
-
-/** The handler's response; a refused request as JSON `{ error, message }` with its status. */
-async function answer(handle: () => Promise<Response>): Promise<Response> {
-  try {
-    return await handle();
-  } catch (error) {
-    const status = ChatRequestError.isInstance(error)
-      ? 400
-      : ChatForbiddenError.isInstance(error)
-        ? 403
-        : ChatTurnConflictError.isInstance(error) || ApprovalAnswerRefusedError.isInstance(error)
-          ? 409
-          : undefined;
-    if (status === undefined || !ChamviError.isInstance(error)) throw error;
-    return Response.json({ error: error.name, message: error.message }, { status });
-  }
 }

@@ -1,7 +1,5 @@
 import type { Client } from '@temporalio/client';
 import type { UIMessageChunk } from 'ai';
-import type { ApprovalRecord } from '../../common/index.js';
-import type { AgentRunOutput } from '../../workflows/agent-loop.js';
 import { MAX_TIMEOUT_MS, wholeOption } from '../../src/stores/store-options.js';
 import { DEFAULT_STREAM_READ_LIMIT, type RunStreamStore } from '../../src/stream/run-stream-store.js';
 import { streamCursorOption } from '../../src/stream/stream-cursor.js';
@@ -9,6 +7,7 @@ import { RunStreamUIState } from '../../src/stream/ui-chunks.js';
 import { linkedSignal } from '../../src/stream/wait.js';
 import { approvalIdOf, RunProgressParts } from './run-progress-parts.js';
 import { finishRunStream } from './run-stream-finish.js';
+import { decidedApprovals, resolveRunId } from './run-identity.js';
 import { RunWatcher } from './run-watcher.js';
 
 /** What {@link runUIMessageStream} takes. */
@@ -239,36 +238,4 @@ async function followRun(
       wake.dispose();
     }
   }
-}
-
-/**
- * The run id of `workflowId` (`given`, else its first execution's run id, which the agent workflow
- * uses: Temporal keeps it across retries, continue-as-new and reset; else, from a server that does
- * not say, the progress query's, else the current execution's), and the first run id (`chain`).
- */
-async function resolveRunId(
-  client: Client,
-  workflowId: string,
-  progress: RunProgressParts,
-  given: string | undefined,
-): Promise<{ runId: string; chain: string | undefined; status: string }> {
-  const description = await client.workflow.getHandle(workflowId).describe();
-  const first = description.raw.workflowExecutionInfo?.firstRunId;
-  const chain = typeof first === 'string' && first.length > 0 ? first : undefined;
-  const runId = given ?? chain ?? (await progress.progress())?.runId ?? description.runId;
-  return { runId, chain, status: description.status.name };
-}
-
-/**
- * The approval decisions of the run so far: its output's once it completed, else its progress
- * query's (none when no worker answers, or from a worker before 0.3).
- */
-async function decidedApprovals(
-  handle: ReturnType<Client['workflow']['getHandle']>,
-  status: string,
-  progress: RunProgressParts,
-): Promise<readonly ApprovalRecord[]> {
-  if (status === 'COMPLETED') return ((await handle.result()) as AgentRunOutput).approvals ?? [];
-  if (status !== 'RUNNING' && status !== 'PAUSED') return [];
-  return (await progress.progress())?.approvals ?? [];
 }
