@@ -2,6 +2,8 @@ import { Context } from '@temporalio/activity';
 import { generateText, streamText, type ToolSet } from 'ai';
 import type { RunStreamStore } from '../src/stream/run-stream-store.js';
 import { RunStreamWriter } from '../src/stream/run-stream-writer.js';
+import { toolResultParts } from '../src/stream/tool-result-parts.js';
+import type { JsonMessage } from '../common/index.js';
 
 /** The settings of the step's model call: what `generateText` would get. */
 type CallSettings = Parameters<typeof streamText<ToolSet>>[0];
@@ -17,7 +19,13 @@ export interface ModelCallOutcome {
 }
 
 /** The step a streamed model call writes for (the step's input has these fields). */
-type StreamStepRef = { readonly runId: string; readonly step: number; readonly firstExecutionRunId?: string };
+type StreamStepRef = {
+  readonly runId: string;
+  readonly step: number;
+  readonly firstExecutionRunId?: string;
+  /** The step's conversation reference: its pending messages hold the previous step's tool results. */
+  readonly conversation?: { readonly pending: readonly JsonMessage[] };
+};
 
 /**
  * The step's model call: `generateText` without a stream (as before streaming existed), else
@@ -43,8 +51,8 @@ export async function callModel(
 }
 
 /**
- * The model call of a step with `streamText`, writing its text, reasoning and tool-call deltas to
- * the run stream as they arrive (under this activity's attempt, so a retry's text replaces the
+ * The model call of a step with `streamText`, writing the tool results its input carries (the
+ * previous step's calls), then its text, reasoning and tool-call deltas to the run stream as they arrive (under this activity's attempt, so a retry's text replaces the
  * failed attempt's), and returning what `generateText` would have: the step's result is the same
  * with or without a stream, and the stream adds at most `STREAM_CLOSE_BUDGET_MS` (500 ms) to the
  * step (what the store has not taken by then is dropped, with one warning in the activity's log).
@@ -73,6 +81,9 @@ export async function streamModelCall(
       context.log.warn(message, { parts: meta.parts });
     },
   );
+  // The previous step's tool results first: the page sees each call end before this step's text,
+  // and a reader that replays the stream later sees them too (they are in no model step's deltas).
+  for (const part of toolResultParts(ref.conversation?.pending ?? [])) writer.push(part);
   // streamText reports a provider error as an `error` part; kept here to be thrown as generateText would.
   let failure: { error: unknown } | undefined;
   const result = streamText({ ...settings, onError: () => undefined });

@@ -2,6 +2,7 @@
 // its defineQuery returns), so that the workflow's handler and the clients share one definition.
 import type { QueryDefinition } from '@temporalio/common';
 import type { ConversationRef } from './conversation-ref.js';
+import type { ApprovalRecord } from './approval-types.js';
 import type { RunEffectReport } from './run-effect-report.js';
 
 /** What the progress query answers while an agent runs. */
@@ -18,6 +19,11 @@ export interface AgentProgress {
   readonly conversation?: ConversationRef;
   /** Effect calls so far, in order: every one, also those that failed or were denied. */
   readonly effects: RunEffectReport[];
+  /**
+   * Approval decisions of the steps whose calls all ended, in order (absent from workers before
+   * 0.3). A call waiting for a decision is in the `chamvi.pendingApprovals` query instead.
+   */
+  readonly approvals?: ApprovalRecord[];
 }
 
 /** Query `chamvi.progress`: the current step and the effects so far. */

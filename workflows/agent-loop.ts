@@ -130,6 +130,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
   setHandler(agentProgressQuery, () => ({
     ...progress,
     effects: [...effects],
+    approvals: [...approvals],
     ...(conversation.inlined ? {} : conversation.snapshot()),
   }));
 

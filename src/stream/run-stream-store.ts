@@ -2,6 +2,10 @@
  * One piece of what a model step streamed, as the run stream stores it: text and reasoning deltas
  * (by the part id the provider gave them), a tool call's input as it is typed and once complete,
  * and the end of the step's stream. Adjacent deltas of one part may arrive merged into one.
+ *
+ * A `tool-result` is the answer the model is sent for a call of the step before (its tool message
+ * part's `output`, as the model sees it: after `toModelOutput`, `execution-denied` for a denied
+ * call, `error-text` for a failed one); the next model step writes its input's results first.
  */
 export type RunStreamPart =
   | { readonly type: 'text-delta'; readonly id: string; readonly delta: string }
@@ -9,6 +13,7 @@ export type RunStreamPart =
   | { readonly type: 'tool-input-start'; readonly toolCallId: string; readonly toolName: string }
   | { readonly type: 'tool-input-delta'; readonly toolCallId: string; readonly delta: string }
   | { readonly type: 'tool-call'; readonly toolCallId: string; readonly toolName: string; readonly input: unknown }
+  | { readonly type: 'tool-result'; readonly toolCallId: string; readonly toolName: string; readonly output: unknown }
   | { readonly type: 'step-end'; readonly finishReason: string };
 
 /**

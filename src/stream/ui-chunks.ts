@@ -1,5 +1,7 @@
 import type { UIMessageChunk } from 'ai';
 import type { RunStreamBatch, RunStreamPart } from './run-stream-store.js';
+import { toolOutputChunks } from './tool-output-chunks.js';
+import type { ToolResultPart } from './tool-result-parts.js';
 
 /**
  * Turns a run's stream batches into AI SDK UI message chunks, in order, one model step after the
@@ -13,8 +15,54 @@ import type { RunStreamBatch, RunStreamPart } from './run-stream-store.js';
  * Batches of an attempt already replaced (a zombie that still writes), of steps already passed
  * and of executions already passed (a zombie of the execution before a continue-as-new or reset)
  * are dropped.
+ *
+ * Tool calls end as the AI SDK ends them: a `tool-result` becomes `tool-output-available`,
+ * `tool-output-error` or (denied) `tool-output-denied`, preceded, for a call that needed approval,
+ * by `tool-approval-request` and `tool-approval-response`, so the part passes through
+ * `approval-requested` and `approval-responded` on a replay too. Results and approval requests
+ * of calls this state never saw (no `tool-input-available` yet) wait for the call: AI SDK's reader
+ * fails on a chunk for an unknown call.
  */
 export class RunStreamUIState {
+  /** Calls shown (`tool-input-available` sent), across steps. */
+  private readonly calls = new Set<string>();
+  /** Calls that asked for approval: their approval id. */
+  private readonly approvals = new Map<string, string>();
+  /** Approval requests sent by this state. */
+  private readonly requested = new Set<string>();
+  /** Approval requests of calls not shown yet. */
+  private readonly waiting = new Set<string>();
+
+  /**
+   * @param approvalId the approval id of a call (stable across readers: a page's answer to a
+   *   replayed request must name the same id). Default: the tool call id.
+   */
+  constructor(private readonly approvalId: (toolCallId: string) => string = (id) => id) {}
+
+  /**
+   * A call asked for approval: `tool-approval-request` now when the call is shown, else once it
+   * is; again after a retried step replaced it. Also for a call already decided (its result then
+   * follows the request and the response).
+   */
+  approvalRequested(toolCallId: string): UIMessageChunk[] {
+    const first = !this.approvals.has(toolCallId);
+    this.approvals.set(toolCallId, this.approvalId(toolCallId));
+    if (!this.calls.has(toolCallId)) {
+      this.waiting.add(toolCallId);
+      return [];
+    }
+    return first || !this.requested.has(toolCallId) ? this.request(toolCallId) : [];
+  }
+
+  /** Whether this state sent the approval request of `toolCallId` (since its call was last shown). */
+  isRequested(toolCallId: string): boolean {
+    return this.requested.has(toolCallId);
+  }
+
+  /** The end of calls whose results came from elsewhere than the stream (the run's output). */
+  toolResults(parts: readonly ToolResultPart[]): UIMessageChunk[] {
+    return parts.flatMap((part) => this.toolResult(part));
+  }
   private step: number | undefined;
   private execution: string | undefined;
   private attempt = 0;
@@ -104,12 +152,47 @@ export class RunStreamUIState {
         // A delta of a call whose start this reader never saw would fail AI SDK's reader: skipped.
         if (!this.openTools.has(part.toolCallId)) return [];
         return [{ type: 'tool-input-delta', toolCallId: part.toolCallId, inputTextDelta: part.delta }];
-      case 'tool-call':
-        return [
+      case 'tool-call': {
+        this.calls.add(part.toolCallId);
+        this.requested.delete(part.toolCallId);
+        const input: UIMessageChunk[] = [
           { type: 'tool-input-available', toolCallId: part.toolCallId, toolName: part.toolName, input: part.input },
         ];
+        if (!this.waiting.delete(part.toolCallId)) return input;
+        return [...input, ...this.request(part.toolCallId)];
+      }
+      case 'tool-result':
+        return this.toolResult(part);
       case 'step-end':
         return this.endStep();
+      default:
+        return []; // a part of a later version
     }
   }
+
+  private request(toolCallId: string): UIMessageChunk[] {
+    this.requested.add(toolCallId);
+    return [{ type: 'tool-approval-request', approvalId: this.approvalId(toolCallId), toolCallId }];
+  }
+
+  private toolResult(part: ToolResultPart): UIMessageChunk[] {
+    if (!this.calls.has(part.toolCallId)) return [];
+    const denied = isDenied(part.output);
+    const approvalId = this.approvals.get(part.toolCallId) ?? (denied ? this.approvalId(part.toolCallId) : undefined);
+    if (approvalId === undefined) return toolOutputChunks(part);
+    // A denied call ran nothing: approved is what its output says. An approved one ran.
+    const reason = denied ? (part.output as { reason?: unknown }).reason : undefined;
+    const response: UIMessageChunk = {
+      type: 'tool-approval-response',
+      approvalId,
+      approved: !denied,
+      ...(typeof reason === 'string' ? { reason } : {}),
+    };
+    const request = this.requested.has(part.toolCallId) ? [] : this.request(part.toolCallId);
+    return [...request, response, ...toolOutputChunks(part)];
+  }
+}
+
+function isDenied(output: unknown): boolean {
+  return typeof output === 'object' && output !== null && (output as { type?: unknown }).type === 'execution-denied';
 }

@@ -35,5 +35,20 @@ export {
   type RunUIMessageStreamOptions,
   type ChamviCursorChunk,
 } from './run-ui-message-stream.js';
-export type { ChamviEffectChunk, ChamviApprovalChunk } from './run-progress-parts.js';
+export { approvalIdOf, type ChamviEffectChunk, type ChamviApprovalChunk } from './run-progress-parts.js';
 export type { PendingApproval, RunEffectReport } from '../../common/index.js';
+export { chatRoute, type ChatRoute, type ChatRouteOptions } from './chat-route.js';
+export { chatTurnWorkflowId, MAX_CHAT_ID_LENGTH } from './chat-turns.js';
+export {
+  approvalAnswersOf,
+  decideApprovalAnswers,
+  type ApprovalAnswer,
+  type DecideAnswersOptions,
+} from './chat-approvals.js';
+export {
+  ApprovalAnswerRefusedError,
+  ChatForbiddenError,
+  ChatRequestError,
+  ChatTurnConflictError,
+} from './chat-errors.js';
+export type { ToolResultPart } from '../../src/stream/tool-result-parts.js';

@@ -8,6 +8,15 @@ import { linkedSignal } from '../../src/stream/wait.js';
 /** How long a progress query may take before the stream goes on without it, in ms. */
 const QUERY_TIMEOUT_MS = 5000;
 
+/**
+ * The approval id of a call in the UI stream (`tool-approval-request`, the tool part's
+ * `approval.id`): `<workflow id>:<tool call id>`, the same for every reader and replay. It names
+ * the call, it does not authorise anything: a decision is checked against the run's pending call.
+ */
+export function approvalIdOf(workflowId: string, toolCallId: string): string {
+  return `${workflowId}:${toolCallId}`;
+}
+
 /** The data part of an effect call: `data-chamvi-effect`, one per call (its id: the tool call id, else the key). */
 export type ChamviEffectChunk = { type: 'data-chamvi-effect'; id: string; data: RunEffectReport };
 

@@ -1,6 +1,8 @@
 import type { Client } from '@temporalio/client';
 import type { UIMessageChunk } from 'ai';
 import type { AgentRunOutput } from '../../workflows/agent-loop.js';
+import type { RunStreamUIState } from '../../src/stream/ui-chunks.js';
+import { toolResultParts } from '../../src/stream/tool-result-parts.js';
 import type { RunProgressParts } from './run-progress-parts.js';
 
 /** How a run's UI stream ends: what {@link finishRunStream} takes. */
@@ -14,6 +16,8 @@ export interface RunStreamEnd {
   readonly withProgress: boolean;
   /** The workflow id names another run now: its queries would answer for that one, so none is asked. */
   readonly replaced: boolean;
+  /** The stream's view: the tool results no model step wrote end their calls through it. */
+  readonly ui: RunStreamUIState;
 }
 
 /**
@@ -41,6 +45,8 @@ export async function finishRunStream(end: RunStreamEnd, emit: (chunk: UIMessage
     return;
   }
   const result = (await handle.result()) as AgentRunOutput;
+  // Results no model step saw (the step limit, a stop condition) are in no batch: the output has them.
+  for (const chunk of end.ui.toolResults(toolResultParts(result.conversation?.pending ?? []))) emit(chunk);
   // The result is the last word on effects: every call, whatever the last query saw.
   if (withProgress) {
     for (const chunk of progress.effects(result.effects)) emit(chunk);

@@ -5,8 +5,9 @@ import { DEFAULT_STREAM_READ_LIMIT, type RunStreamStore } from '../../src/stream
 import { streamCursorOption } from '../../src/stream/stream-cursor.js';
 import { RunStreamUIState } from '../../src/stream/ui-chunks.js';
 import { linkedSignal } from '../../src/stream/wait.js';
-import { RunProgressParts } from './run-progress-parts.js';
+import { approvalIdOf, RunProgressParts } from './run-progress-parts.js';
 import { finishRunStream } from './run-stream-finish.js';
+import { decidedApprovals, resolveRunId } from './run-identity.js';
 import { RunWatcher } from './run-watcher.js';
 
 /** What {@link runUIMessageStream} takes. */
@@ -41,8 +42,20 @@ export interface RunUIMessageStreamOptions {
    * {@link DEFAULT_RUN_POLL_MS}. Text does not wait for it: it follows the store.
    */
   readonly pollMs?: number;
-  /** Send `data-chamvi-effect` and `data-chamvi-approval` parts. Default `true`. */
+  /**
+   * Send `data-chamvi-effect` and `data-chamvi-approval` parts, and the approval chunks
+   * (`tool-approval-request`, `tool-approval-response`), which come from the same queries.
+   * Default `true`.
+   */
   readonly progressParts?: boolean;
+  /**
+   * End the stream with `finish` (finish reason `tool-calls`) once the run waits for approval and
+   * every call waiting was sent as `tool-approval-request`, as the AI SDK ends a response that asks
+   * for approval: `useChat` then sends the answers (`addToolApprovalResponse`) in a new request,
+   * whose route decides them and streams the rest (see `chatRoute`). The run goes on waiting.
+   * Default `false`: the stream follows the run until its workflow closes.
+   */
+  readonly endOnApproval?: boolean;
 }
 
 /** Default `pollMs` of {@link runUIMessageStream}: the run's status is asked once a second. */
@@ -64,8 +77,13 @@ export type ChamviCursorChunk = { type: 'data-chamvi-cursor'; data: { cursor: nu
  * An agent run as an AI SDK UI message stream, for `createUIMessageStreamResponse({ stream })` or
  * `pipeUIMessageStreamToResponse` (a route `useChat` talks to): `start`, then per model step
  * `start-step`, text / reasoning / tool-input parts as the step streams them, `finish-step`;
- * effect outcomes (`data-chamvi-effect`) and pending approvals (`data-chamvi-approval`) as they
- * settle; `finish` when the run completes (`error` when it failed, `abort` when it was cancelled,
+ * each call's end as the AI SDK streams it (`tool-output-available` with the output the model
+ * was sent, `tool-output-error`, `tool-output-denied`) when the next step starts or the run ends;
+ * a call waiting for approval as `tool-approval-request` (approval id
+ * `<workflow id>:<tool call id>`, see {@link approvalIdOf}), answered by `tool-approval-response`
+ * once decided, so `useChat`'s tool part goes `approval-requested` → `approval-responded` →
+ * `output-available` / `output-denied`, on a replay too; effect outcomes (`data-chamvi-effect`)
+ * and pending approvals (`data-chamvi-approval`) as they settle; `finish` when the run completes (`error` when it failed, `abort` when it was cancelled,
  * terminated or timed out). A retried step sends `reset-step` and the new attempt's text.
  *
  * The text comes from the durable stream store, so a reader that connects late or again (a page
@@ -136,10 +154,15 @@ async function followRun(
   const { client, workflowId, stream } = options;
   const progress = new RunProgressParts(client, workflowId, signal);
   const withProgress = options.progressParts !== false;
-  const { runId, chain } = await resolveRunId(client, workflowId, progress, options.runId);
+  const { runId, chain, status } = await resolveRunId(client, workflowId, progress, options.runId);
   // The run's own stream: another workflow with the run id, or another run of the workflow id, writes elsewhere.
   const key = { runId, workflowId, firstExecutionRunId: chain ?? runId };
-  const ui = new RunStreamUIState();
+  const ui = new RunStreamUIState((toolCallId) => approvalIdOf(workflowId, toolCallId));
+  // Decided approvals are in no batch: known first, so that a replay shows their request and verdict.
+  if (withProgress) {
+    for (const record of await decidedApprovals(client.workflow.getHandle(workflowId, chain), status, progress))
+      ui.approvalRequested(record.toolCallId);
+  }
   let cursor = 0;
   if (from !== undefined) {
     // Rebuilt silently up to the cursor, so what follows continues the parts the page has.
@@ -162,10 +185,22 @@ async function followRun(
   const handle = client.workflow.getHandle(workflowId, chain);
   progress.runId = runId;
   const watcher = new RunWatcher(client, workflowId, chain, withProgress ? progress : undefined, pollMs, signal);
+  // The calls waiting for approval, as the last poll saw them.
+  const waiting = new Set<string>();
   for (;;) {
     if (signal.aborted) return; // the reader stopped; the run goes on
     if (watcher.error !== undefined) throw watcher.error.error;
-    for (const chunk of watcher.take()) emit(chunk);
+    for (const chunk of watcher.take()) {
+      emit(chunk);
+      if (chunk.type !== 'data-chamvi-approval') continue;
+      const id = String(chunk.id);
+      if ((chunk.data as { status?: unknown }).status !== 'pending') {
+        waiting.delete(id);
+        continue;
+      }
+      waiting.add(id);
+      for (const request of ui.approvalRequested(id)) emit(request);
+    }
     // Read after learning that the run closed: every batch committed before the close is in.
     const closed = watcher.closed;
     const batches = await stream.read(key, cursor);
@@ -183,9 +218,16 @@ async function followRun(
       if (batch.parts.some((p) => p.type === 'step-end')) watcher.soon();
     }
     if (batches.length > 0) continue;
+    if (options.endOnApproval === true && closed === undefined && waiting.size > 0) {
+      if ([...waiting].every((id) => ui.isRequested(id))) {
+        for (const chunk of ui.endStep()) emit(chunk);
+        emit({ type: 'finish', finishReason: 'tool-calls' });
+        return;
+      }
+    }
     if (closed !== undefined) {
       for (const chunk of ui.endStep()) emit(chunk);
-      await finishRunStream({ status: closed, handle, progress, withProgress, replaced: watcher.replaced }, emit);
+      await finishRunStream({ status: closed, handle, progress, withProgress, replaced: watcher.replaced, ui }, emit);
       return;
     }
     // Linked by hand, not AbortSignal.any: Node may collect a composite signal nothing else holds, and its abort never fires.
@@ -196,21 +238,4 @@ async function followRun(
       wake.dispose();
     }
   }
-}
-
-/**
- * The run id of `workflowId` (`given`, else its first execution's run id, which the agent workflow
- * uses: Temporal keeps it across retries, continue-as-new and reset; else, from a server that does
- * not say, the progress query's, else the current execution's), and the first run id (`chain`).
- */
-async function resolveRunId(
-  client: Client,
-  workflowId: string,
-  progress: RunProgressParts,
-  given: string | undefined,
-): Promise<{ runId: string; chain: string | undefined }> {
-  const description = await client.workflow.getHandle(workflowId).describe();
-  const first = description.raw.workflowExecutionInfo?.firstRunId;
-  const chain = typeof first === 'string' && first.length > 0 ? first : undefined;
-  return { runId: given ?? chain ?? (await progress.progress())?.runId ?? description.runId, chain };
 }
