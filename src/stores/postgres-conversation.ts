@@ -1,23 +1,5 @@
 import { quoteIdentifier } from './postgres-schema.js';
-
-/**
- * The conversation tables next to the effects table `table` (suffixes fit the 52-character table
- * name limit). `runs` is the one open/closed row per run id of 0.3, kept for its rows (each counts
- * as execution `''` of its run) and for workers of that version.
- */
-export function pgConversationTables(table: string): {
-  entries: string;
-  runs: string;
-  executions: string;
-  payloads: string;
-} {
-  return {
-    entries: `${table}_conv`,
-    runs: `${table}_conv_runs`,
-    executions: `${table}_conv_execs`,
-    payloads: `${table}_payloads`,
-  };
-}
+import { conversationTables } from './conversation-tables.js';
 
 /**
  * Creates the conversation-entry, run, execution and payload tables if missing, inside the
@@ -31,7 +13,7 @@ export async function ensurePgConversationSchema(
   table: string,
 ): Promise<void> {
   const s = quoteIdentifier(schema, 'schema name');
-  const { entries, runs, executions, payloads } = pgConversationTables(table);
+  const { entries, runs, executions, payloads } = conversationTables(table);
   const q = (name: string) => `${s}.${quoteIdentifier(name, 'table name')}`;
   // Checked first: CREATE ... IF NOT EXISTS locks the table against writes even when it exists.
   const [found] = (await sql('SELECT to_regclass($1)::text AS found', [q(executions)])) as Array<{
@@ -94,7 +76,7 @@ const GONE = `touched_at <= now() - (CASE WHEN open THEN $3 ELSE $2 END)::float8
 
 export function pgConversationStatements(schema: string, table: string): PgConversationStatements {
   const s = quoteIdentifier(schema, 'schema name');
-  const { entries, runs, executions, payloads } = pgConversationTables(table);
+  const { entries, runs, executions, payloads } = conversationTables(table);
   const e = `${s}.${quoteIdentifier(entries, 'table name')}`;
   const r = `${s}.${quoteIdentifier(runs, 'table name')}`;
   const x = `${s}.${quoteIdentifier(executions, 'table name')}`;

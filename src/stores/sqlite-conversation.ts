@@ -1,24 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { SQLITE_NOW_MS as NOW } from './sqlite-schema.js';
-
-/**
- * Names of the conversation tables next to the effects table `table` (short suffixes: see the
- * PostgreSQL store's name limit). `runs` is the one open/closed row per run id of 0.3, kept for
- * its rows (each counts as execution `''` of its run) and for workers of that version.
- */
-export function conversationTables(table: string): {
-  entries: string;
-  runs: string;
-  executions: string;
-  payloads: string;
-} {
-  return {
-    entries: `${table}_conv`,
-    runs: `${table}_conv_runs`,
-    executions: `${table}_conv_execs`,
-    payloads: `${table}_payloads`,
-  };
-}
+import { conversationTables } from './conversation-tables.js';
 
 /**
  * Creates the conversation-entry, run, execution and payload tables if missing (inside the
