@@ -19,7 +19,7 @@ import { commentsOn, openIssue } from '../fixtures/responder.js';
 
 // Long enough for the cancel to reach the first attempt by heartbeat and its lease to run out
 // well before its comment lands.
-const SLOW_MS = 8_000;
+const SLOW_MS = 12_000;
 let env: TestWorkflowEnvironment;
 let github: LocalGitHubServer;
 let dir: string;
@@ -55,6 +55,11 @@ async function twoWorkers(issue: number, extra: Record<string, string> = {}) {
   return {
     taskQueue,
     first,
+    /** Resolves once the first process is inside the slow execute, with the time it got there. */
+    executing: async (): Promise<number> => {
+      await first.printed(/executing 1\n/);
+      return Date.now();
+    },
     /** Starts the second process once the first is inside the slow execute (so retries land there). */
     second: async () => {
       await first.printed(/executing 1\n/);
@@ -86,13 +91,18 @@ describe('an execute that ignores its abort signal, on the dev server with two w
 
   it('a cancelled run rerun with the same run id while execute is still running leaves exactly one comment', async () => {
     const issue = openIssue(github);
-    const { taskQueue, second } = await twoWorkers(issue);
+    const { taskQueue, executing, second } = await twoWorkers(issue);
     const runId = `run-${randomUUID()}`;
     const prompt = `Answer issue ${issue}`;
     const cancelled = await startAgentRun(env.client, { agent: 'responder', prompt, taskQueue, runId });
-    await second();
+    // Cancelled as soon as execute runs, before the second process starts (its start can take
+    // seconds on a loaded machine, and execute must still be running when the rerun begins).
+    const executingAt = await executing();
     await cancelled.cancel();
     await expect(cancelled.result()).rejects.toThrow();
+    await second();
+    // Otherwise the rerun would only find a record, and this test would guard nothing.
+    expect(Date.now() - executingAt).toBeLessThan(SLOW_MS);
     const rerun = await startAgentRun(env.client, { agent: 'responder', prompt, taskQueue, runId });
     const result = await rerun.result();
     expect(await settledComments(issue)).toBe(1);
