@@ -90,20 +90,19 @@ async function sqliteBackend(retentionMs: number, now: StoreClock): Promise<Conv
     },
     update(key, change) {
       for (const [column, value] of Object.entries(change)) {
-        db.prepare(`UPDATE ${t} SET ${column} = ? WHERE key = ?`).run(value as string, key);
+        db.prepare(`UPDATE ${t} SET ${column} = ? WHERE key = ?`).run(value, key);
       }
     },
     plant(runId, entry) {
       // Other columns (an execution, say) copied from a row the store wrote for the run, if any.
       const extra = columns.filter((c) => !['key', 'parent', 'json', 'run_id'].includes(c));
       const sibling = db.prepare(`SELECT * FROM ${t} WHERE run_id = ? LIMIT 1`).get(runId) as
-        | Record<string, string | number | null>
-        | undefined;
+        Record<string, string | number | null> | undefined;
       const names = ['key', 'parent', 'json', 'run_id', ...extra.filter((c) => sibling?.[c] !== undefined)];
       const values = [entry.key, entry.parent, entry.json, runId, ...names.slice(4).map((c) => sibling?.[c] ?? null)];
-      db.prepare(
-        `INSERT OR REPLACE INTO ${t} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`,
-      ).run(...values);
+      db.prepare(`INSERT OR REPLACE INTO ${t} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`).run(
+        ...values,
+      );
     },
     remove: (key) => void db.prepare(`DELETE FROM ${t} WHERE key = ?`).run(key),
     close: () => store.close(),

@@ -49,7 +49,7 @@ export interface ConversationScenario {
 export function drawConversationScenario(seed: number): ConversationScenario {
   const rng = new Prng(seed, 20);
   const retentionMs = rng.pick([60_000, 300_000, 3_600_000]);
-  const backend = rng.chance(0.15) ? 'sqlite' : 'memory';
+  const backend = rng.chance(0.1) ? 'sqlite' : 'memory';
   const workers = Array.from({ length: rng.int(1, 3) }, (_, i) => ({
     name: `P${i + 1}`,
     cacheBytes: rng.weighted([
@@ -57,16 +57,31 @@ export function drawConversationScenario(seed: number): ConversationScenario {
       [3, 1500],
       [4, 64 * 1024 * 1024],
     ] as const),
-    restarts: Array.from({ length: rng.weighted([[6, 0], [3, 1], [1, 2]] as const) }, () =>
-      rng.int(0, 3 * retentionMs),
+    restarts: Array.from(
+      {
+        length: rng.weighted([
+          [6, 0],
+          [3, 1],
+          [1, 2],
+        ] as const),
+      },
+      () => rng.int(0, 3 * retentionMs),
     ).sort((a, b) => a - b),
   }));
   const workflows: ConvWorkflowPlan[] = [];
-  const count = rng.weighted([[5, 1], [4, 2], [1, 3]] as const);
+  const count = rng.weighted([
+    [5, 1],
+    [4, 2],
+    [1, 3],
+  ] as const);
   for (let i = 0; i < count; i++) {
     const first = workflows[0];
     const sharesRun = first !== undefined && rng.chance(0.6);
-    const maxSteps = rng.weighted([[6, rng.int(1, 3)], [3, rng.int(4, 6)], [1, rng.int(7, 10)]] as const);
+    const maxSteps = rng.weighted([
+      [6, rng.int(1, 3)],
+      [3, rng.int(4, 6)],
+      [1, rng.int(7, 10)],
+    ] as const);
     workflows.push({
       name: `W${i + 1}`,
       runId: sharesRun ? first.runId : `run-${i + 1}`,
@@ -82,7 +97,14 @@ export function drawConversationScenario(seed: number): ConversationScenario {
   const prunes: Array<{ at: number; limit: number }> = [];
   const every = retentionMs / rng.pick([1, 2, 4]);
   for (let at = rng.float() * every; at < 5 * retentionMs; at += every * (0.5 + rng.float())) {
-    prunes.push({ at: Math.round(at), limit: rng.weighted([[3, 1], [3, 5], [4, 1000]] as const) });
+    prunes.push({
+      at: Math.round(at),
+      limit: rng.weighted([
+        [3, 1],
+        [3, 5],
+        [4, 1000],
+      ] as const),
+    });
   }
   const tampers = rng.chance(0.35)
     ? Array.from({ length: rng.int(1, 2) }, () => ({

@@ -81,7 +81,10 @@ export async function modelStepAttempt(
   try {
     const conversation = await loaded.value.answer(response, end);
     if (conversation === undefined) throw new Error('the step answered without a conversation reference');
-    world.trace.log(who, `appended (head ${conversation.head.slice(0, 8)})${closes ? ', closing the conversation' : ''}`);
+    world.trace.log(
+      who,
+      `appended (head ${conversation.head.slice(0, 8)})${closes ? ', closing the conversation' : ''}`,
+    );
     return { kind: 'answered', conversation, response, closes };
   } catch (error) {
     world.trace.log(who, `append failed: ${describe(error)}`);

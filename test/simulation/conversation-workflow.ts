@@ -99,14 +99,22 @@ export class WorkflowDriver {
     const seen = [...exec.full];
     const storedCount = seen.length - exec.pendingCount;
     const shape = this.shape();
-    const failures = this.rng.weighted([[16, 0], [3, 1], [1, 2]] as const);
+    const failures = this.rng.weighted([
+      [16, 0],
+      [3, 1],
+      [1, 2],
+    ] as const);
     for (let attempt = 1; attempt < 20; attempt++) {
       const taken = attempt > failures;
       const kind = taken ? 'ok' : this.rng.pick(['zombie', 'provider', 'crash'] as const);
       const worker = this.worker();
       const modelMs =
         kind === 'zombie'
-          ? scenario.startToCloseMs + this.rng.weighted([[6, this.rng.int(1, 3000)], [1, this.rng.int(3000, 3 * scenario.retentionMs)]] as const)
+          ? scenario.startToCloseMs +
+            this.rng.weighted([
+              [6, this.rng.int(1, 3000)],
+              [1, this.rng.int(3000, 3 * scenario.retentionMs)],
+            ] as const)
           : this.rng.int(5, scenario.startToCloseMs - 100);
       const variant = taken || this.rng.chance(0.5) ? 0 : attempt;
       const running = modelStepAttempt(this.world, exec, input, seen, storedCount, {
@@ -138,7 +146,11 @@ export class WorkflowDriver {
 
   private shape(): AnswerShape {
     return {
-      toolCalls: this.rng.weighted([[3, 0], [6, 1], [1, 2]] as const),
+      toolCalls: this.rng.weighted([
+        [3, 0],
+        [6, 1],
+        [1, 2],
+      ] as const),
       trailingToolMessage: this.rng.chance(0.15),
     };
   }

@@ -3,7 +3,7 @@ import type { ConversationCache } from '../../src/conversation/conversation-cach
 import { conversationRoot } from '../../src/conversation/conversation-entry.js';
 import type { ConversationBackend, RawEntry } from './conversation-backend.js';
 import type { Execution, SimWorker } from './conversation-execution.js';
-import { ConversationJudge, type LoadOutcome } from './conversation-judge.js';
+import { type ConversationJudge, type LoadOutcome } from './conversation-judge.js';
 import type { ConversationScenario } from './conversation-scenario.js';
 import type { Trace } from './trace.js';
 import type { VirtualClock } from './virtual-clock.js';
@@ -80,7 +80,7 @@ function cachedChain(cache: ConversationCache | undefined, root: string, head: s
   if (cache === undefined) return false;
   const entries = (cache as unknown as { entries: Map<string, { parent: string }> }).entries;
   const seen = new Set<string>();
-  for (let key = head; key !== root; ) {
+  for (let key = head; key !== root;) {
     const entry = entries.get(key);
     if (entry === undefined || seen.has(key)) return false;
     seen.add(key);

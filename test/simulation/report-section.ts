@@ -5,6 +5,19 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { REGRESSION_SEEDS } from './regression-seeds.js';
 
+/** One suite's numbers in a recorded run. */
+export interface SuiteRun {
+  readonly seeds: number;
+  readonly violations: number;
+  /** Wall-clock seconds, and CPU seconds of the process (the machine may be shared). */
+  readonly seconds: number;
+  readonly cpuSeconds: number;
+  /** What the suite counted (applications, executions, batches, documented duplicates). */
+  readonly counts: Readonly<Record<string, number>>;
+  /** What it detected of the code under test (the protocol's fence, the stream's close budget). */
+  readonly setup: string;
+}
+
 /** What `npm run sim -- ... --record FILE` writes. */
 export interface SimulationRun {
   readonly command: string;
@@ -20,6 +33,8 @@ export interface SimulationRun {
   readonly cpus: number;
   readonly commit: string;
   readonly date: string;
+  /** Every suite run, by name (runs recorded before the suites existed have none). */
+  readonly suites?: Readonly<Record<string, SuiteRun>>;
 }
 
 /** The recorded run the section reports. */

@@ -5,6 +5,7 @@
 //
 //   node --import tsx test/simulation/sqlite-walk-probe.ts    (prints `ended` when the walk ends)
 import { spawn } from 'node:child_process';
+import type { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chainEntries, conversationRoot } from '../../src/conversation/conversation-entry.js';
 import { ConversationLog } from '../../src/conversation/conversation-log.js';
@@ -49,7 +50,7 @@ async function walkCycle(): Promise<void> {
   const [first, second] = entries;
   if (first === undefined || second === undefined) throw new Error('no entries');
   await store.appendConversation(runId, entries);
-  const db = (store as unknown as { conn: { db: import('node:sqlite').DatabaseSync } }).conn.db;
+  const db = (store as unknown as { conn: { db: DatabaseSync } }).conn.db;
   db.prepare('UPDATE chamvi_effects_conv SET parent = ? WHERE key = ?').run(second.key, first.key);
   await new ConversationLog(store).load(runId, second.key).catch(() => undefined);
   console.log('ended');

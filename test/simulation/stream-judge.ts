@@ -1,0 +1,174 @@
+import { ChamviError } from '../../src/errors/chamvi-error.js';
+import { RunStreamUIState } from '../../src/stream/ui-chunks.js';
+import { SpinningReaderError } from './faulty-stream-store.js';
+import type { Violation } from './invariants.js';
+import { PageModel } from './page-model.js';
+import { workflowOf, type CommittedBatch } from './stream-ledger.js';
+import type { ReaderSession, StreamReader } from './stream-reader.js';
+import type { StreamWorld } from './stream-world.js';
+
+/**
+ * The run stream invariants, after the history:
+ * - **cursors-only-grow**: the store never gives a run a cursor at or below one it gave before,
+ *   and a reader never reads a cursor at or below one it read;
+ * - **reader-sees-every-batch**: a reader reads every batch of its run's workflow committed after
+ *   the cursor it started from while it read (or stored when it began): nothing is lost, after a
+ *   prune included;
+ * - **reader-once-in-order**: ... each once, in the order they were committed;
+ * - **reader-sees-only-its-run**: ... and no batch of another workflow that shares the run id;
+ * - **forged-cursor-refused**: a reader given a cursor no store gives (NaN, -1, a string, a
+ *   fraction, Infinity) fails with a clear error and reads nothing;
+ * - **page-shows-its-run** / **page-shows-every-batch** / **page-no-duplicates**: the page built
+ *   from what it read (`RunStreamUIState`) shows nothing of another workflow, every part of the
+ *   attempts Temporal took that it read before anything later of its workflow, each once;
+ * - **reader-never-spins**: a reader waiting for its next batch never busy-loops (a wait that
+ *   answers at once while the read finds nothing, forever, freezes the process);
+ * - **step-latency-bounded**: a step attempt's `close` returns within the documented budget,
+ *   whatever the store does; **one-warning**: a writer warns at most once.
+ */
+export function judgeStreams(world: StreamWorld, readers: readonly StreamReader[]): Violation[] {
+  const violations: Violation[] = [];
+  const fail = (invariant: string, message: string): void => void violations.push({ invariant, message });
+  const shrunk = new Set<string>();
+  for (const s of world.ledger.shrunk) {
+    if (shrunk.has(s.runId)) continue;
+    shrunk.add(s.runId);
+    fail(
+      'cursors-only-grow',
+      `run ${s.runId}: an append at ${s.at} ms got cursor ${s.cursor} after cursor ${s.before}`,
+    );
+  }
+  for (const c of world.closes) {
+    const took = c.endedAt === undefined ? undefined : c.endedAt - c.startedAt;
+    if (took === undefined || took > world.budgetMs) {
+      fail(
+        'step-latency-bounded',
+        `${c.who}: the stream writer's close ${took === undefined ? 'never returned' : `took ${took} ms`} (budget ${world.budgetMs} ms)`,
+      );
+    }
+    if (c.warnings > 1) fail('one-warning', `${c.who}: the stream writer warned ${c.warnings} times`);
+  }
+  for (const reader of readers) violations.push(...judgeReader(world, reader));
+  return violations;
+}
+
+function judgeReader(world: StreamWorld, reader: StreamReader): Violation[] {
+  const out: Violation[] = [];
+  const name = `${reader.plan.name} (following ${reader.follows.name})`;
+  const fail = (invariant: string, message: string): void =>
+    void out.push({ invariant, message: `${name}: ${message}` });
+  const own = reader.follows.name;
+  let lastIndex = -1;
+  let lastCursor = Number.NEGATIVE_INFINITY;
+  const reported = new Set<string>();
+  const once = (invariant: string, message: string): void => {
+    if (reported.has(invariant)) return;
+    reported.add(invariant);
+    fail(invariant, message);
+  };
+  for (const session of reader.sessions) {
+    if (session.error?.error instanceof SpinningReaderError) {
+      once('reader-never-spins', `from cursor ${String(session.from)}: ${session.error.error.message}`);
+    }
+    if (session.forged) {
+      judgeForged(session, fail);
+      continue;
+    }
+    for (const { batch, commit, again } of session.read) {
+      if (commit === undefined || commit.workflow !== own) {
+        const whose = commit === undefined ? 'a batch nobody committed' : `a batch of ${commit.ref.execution}`;
+        once('reader-sees-only-its-run', `read ${whose} (cursor ${batch.cursor})`);
+      } else {
+        if (again) once('reader-once-in-order', `read commit #${commit.index} (cursor ${batch.cursor}) again`);
+        else if (commit.index < lastIndex)
+          once('reader-once-in-order', `read commit #${commit.index} after #${lastIndex}`);
+        lastIndex = Math.max(lastIndex, commit.index);
+      }
+      if (batch.cursor <= lastCursor)
+        once('cursors-only-grow', `read cursor ${batch.cursor} after cursor ${lastCursor}`);
+      lastCursor = Math.max(lastCursor, batch.cursor);
+    }
+    const got = new Set(session.read.flatMap((r) => (r.commit === undefined ? [] : [r.commit.index])));
+    const lost = owed(world, reader, session).filter((b) => !got.has(b.index));
+    const first = lost[0];
+    if (first !== undefined) {
+      once(
+        'reader-sees-every-batch',
+        `the session from cursor ${String(session.from)} (${session.startedAt}-${session.endedAt ?? '?'} ms) never read ${lost.length} batches of its run, first #${first.index} (cursor ${first.cursor}, committed at ${first.at} ms)`,
+      );
+    }
+  }
+  judgePage(world, reader, once);
+  return out;
+}
+
+/** The batches a session must read: its workflow's, committed after its start point, stored when it began or committed while it read. */
+function owed(world: StreamWorld, reader: StreamReader, session: ReaderSession): CommittedBatch[] {
+  const end = session.endedAt ?? Number.POSITIVE_INFINITY;
+  return world.ledger.batches.filter(
+    (b) =>
+      b.ref.runId === reader.follows.runId &&
+      b.workflow === reader.follows.name &&
+      b.index > session.after &&
+      (session.storedAtStart.has(b.index) || b.at > session.startedAt) &&
+      b.at < end,
+  );
+}
+
+function judgeForged(session: ReaderSession, fail: (invariant: string, message: string) => void): void {
+  const error = session.error?.error;
+  const clear =
+    ChamviError.isInstance(error) ||
+    ((error instanceof RangeError || error instanceof TypeError) && /from|cursor/i.test(error.message));
+  if (clear && session.read.length === 0) return;
+  const what =
+    session.read.length > 0
+      ? `read ${session.read.length} batches`
+      : error === undefined
+        ? `ended without an error after ${(session.endedAt ?? 0) - session.startedAt} ms`
+        : `failed with ${error instanceof Error ? `${error.name}: ${error.message}` : JSON.stringify(error)}`;
+  fail('forged-cursor-refused', `given the cursor ${String(session.from)} it ${what}`);
+}
+
+/** The page the reader's batches make (all its sessions, as a page that kept its state). */
+function judgePage(world: StreamWorld, reader: StreamReader, once: (invariant: string, message: string) => void): void {
+  const ui = new RunStreamUIState();
+  const page = new PageModel();
+  const own = reader.follows.name;
+  const order = (execution: string): number => reader.follows.executions.indexOf(execution);
+  const owedText = new Set<string>();
+  const readOwn: CommittedBatch[] = [];
+  for (const session of reader.sessions) {
+    if (session.forged) continue;
+    const due = new Set(owed(world, reader, session).map((b) => b.index));
+    for (const { batch, commit } of session.read) {
+      for (const chunk of ui.batch(batch)) page.apply(chunk);
+      if (commit === undefined || commit.workflow !== own) continue;
+      const { ref } = commit;
+      const overtaken = readOwn.some((c) => {
+        const [a, b] = [order(c.ref.execution), order(ref.execution)];
+        return (
+          a > b || (a === b && (c.ref.step > ref.step || (c.ref.step === ref.step && c.ref.attempt > ref.attempt)))
+        );
+      });
+      readOwn.push(commit);
+      const taken = reader.follows.taken.has(`${ref.execution}/s${ref.step}/a${ref.attempt}`);
+      if (taken && !overtaken && due.has(commit.index)) for (const t of commit.textTokens) owedText.add(t);
+    }
+  }
+  for (const chunk of ui.endStep()) page.apply(chunk);
+  const shown = page.tokens();
+  const foreign = shown.find((t) => workflowOf(t) !== own);
+  if (foreign !== undefined) once('page-shows-its-run', `the page shows ${foreign}, written by another workflow`);
+  const counts = new Map<string, number>();
+  for (const t of shown) counts.set(t, (counts.get(t) ?? 0) + 1);
+  const twice = [...counts].find(([, n]) => n > 1);
+  if (twice !== undefined) once('page-no-duplicates', `the page shows ${twice[0]} ${twice[1]} times`);
+  const missing = [...owedText].filter((t) => !counts.has(t));
+  if (missing.length > 0) {
+    once(
+      'page-shows-every-batch',
+      `the page lacks ${missing.length} parts of its run's taken attempts, first ${missing[0]}`,
+    );
+  }
+}

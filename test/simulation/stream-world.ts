@@ -1,0 +1,46 @@
+import type { FaultyStreamStore } from './faulty-stream-store.js';
+import type { StreamBackend } from './stream-backend.js';
+import type { StreamLedger } from './stream-ledger.js';
+import type { StreamScenario } from './stream-scenario.js';
+import type { Trace } from './trace.js';
+import type { VirtualClock } from './virtual-clock.js';
+
+/** How long one step attempt's `RunStreamWriter.close` took (the stream's share of the step's latency). */
+export interface CloseTiming {
+  readonly who: string;
+  readonly startedAt: number;
+  endedAt?: number;
+  /** Warnings the writer gave (one at most: a stream that cannot keep up is dropped with one). */
+  warnings: number;
+}
+
+/** What a workflow of the history did, for the judge. */
+export interface WorkflowRecord {
+  readonly name: string;
+  readonly runId: string;
+  /** Its executions, in order (the first, then a reset's or a continue-as-new's). */
+  readonly executions: string[];
+  /** The attempts Temporal took (their result is the step's), as `W1/E1/s0/a2`. */
+  readonly taken: Set<string>;
+}
+
+/** Everything of one stream history that its parts share. */
+export interface StreamWorld {
+  readonly scenario: StreamScenario;
+  readonly clock: VirtualClock;
+  readonly trace: Trace;
+  readonly backend: StreamBackend;
+  /** The writers' and readers' connection (faults on appends). */
+  readonly store: FaultyStreamStore;
+  readonly ledger: StreamLedger;
+  readonly closes: CloseTiming[];
+  readonly workflows: WorkflowRecord[];
+  /** The budget a step's close may take, in ms (the documented one). */
+  readonly budgetMs: number;
+  /** Whether every writer has settled (readers then read what is left and end). */
+  writersDone(): boolean;
+  /** Aborts when the history ends (readers still following stop). */
+  readonly ended: AbortSignal;
+  /** Work still running: the history ends when all of it settles. */
+  track(work: Promise<unknown>, writer?: boolean): void;
+}
