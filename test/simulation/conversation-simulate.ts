@@ -66,7 +66,9 @@ async function run(
     sqliteWalkBounded: walkBounded,
     track(promise) {
       work.add(promise);
-      void promise.finally(() => work.delete(promise));
+      const done = (): boolean => work.delete(promise);
+      // A failure is the judge's to see, never an unhandled rejection.
+      promise.then(done, done);
     },
   };
   for (const worker of world.workers) {

@@ -1,11 +1,17 @@
+import { showCursor } from './stream-scenario.js';
 import { ChamviError } from '../../src/errors/chamvi-error.js';
 import { RunStreamUIState } from '../../src/stream/ui-chunks.js';
 import { SpinningReaderError } from './faulty-stream-store.js';
 import type { Violation } from './invariants.js';
 import { PageModel } from './page-model.js';
 import { workflowOf, type CommittedBatch } from './stream-ledger.js';
+import { PageReader } from './stream-page.js';
+import { judgePageReader } from './stream-page-judge.js';
 import type { ReaderSession, StreamReader } from './stream-reader.js';
-import type { StreamWorld } from './stream-world.js';
+import type { StreamWorld, WorkflowRecord } from './stream-world.js';
+
+/** How soon a waiting reader must be released once its store is closed, virtual ms. */
+const CLOSE_RELEASES_MS = 1000;
 
 /**
  * The run stream invariants, after the history:
@@ -23,10 +29,11 @@ import type { StreamWorld } from './stream-world.js';
  *   attempts Temporal took that it read before anything later of its workflow, each once;
  * - **reader-never-spins**: a reader waiting for its next batch never busy-loops (a wait that
  *   answers at once while the read finds nothing, forever, freezes the process);
+ * - **close-releases-readers**: once the store is closed, every reader's session ends within a second;
  * - **step-latency-bounded**: a step attempt's `close` returns within the documented budget,
  *   whatever the store does; **one-warning**: a writer warns at most once.
  */
-export function judgeStreams(world: StreamWorld, readers: readonly StreamReader[]): Violation[] {
+export function judgeStreams(world: StreamWorld, readers: ReadonlyArray<StreamReader | PageReader>): Violation[] {
   const violations: Violation[] = [];
   const fail = (invariant: string, message: string): void => void violations.push({ invariant, message });
   const shrunk = new Set<string>();
@@ -48,7 +55,9 @@ export function judgeStreams(world: StreamWorld, readers: readonly StreamReader[
     }
     if (c.warnings > 1) fail('one-warning', `${c.who}: the stream writer warned ${c.warnings} times`);
   }
-  for (const reader of readers) violations.push(...judgeReader(world, reader));
+  for (const reader of readers) {
+    violations.push(...(reader instanceof PageReader ? judgePageReader(world, reader) : judgeReader(world, reader)));
+  }
   return violations;
 }
 
@@ -66,9 +75,17 @@ function judgeReader(world: StreamWorld, reader: StreamReader): Violation[] {
     reported.add(invariant);
     fail(invariant, message);
   };
+  const closed = world.closedAt;
   for (const session of reader.sessions) {
+    const by = closed === undefined ? undefined : Math.max(closed, session.startedAt) + CLOSE_RELEASES_MS;
+    if (by !== undefined && (session.endedAt ?? Number.POSITIVE_INFINITY) > by) {
+      once(
+        'close-releases-readers',
+        `the session from cursor ${showCursor(session.from)} ${session.endedAt === undefined ? 'was still waiting at the end' : `ended at ${session.endedAt} ms`}, although the store was closed at ${closed} ms`,
+      );
+    }
     if (session.error?.error instanceof SpinningReaderError) {
-      once('reader-never-spins', `from cursor ${String(session.from)}: ${session.error.error.message}`);
+      once('reader-never-spins', `from cursor ${showCursor(session.from)}: ${session.error.error.message}`);
     }
     if (session.forged) {
       judgeForged(session, fail);
@@ -89,12 +106,12 @@ function judgeReader(world: StreamWorld, reader: StreamReader): Violation[] {
       lastCursor = Math.max(lastCursor, batch.cursor);
     }
     const got = new Set(session.read.flatMap((r) => (r.commit === undefined ? [] : [r.commit.index])));
-    const lost = owed(world, reader, session).filter((b) => !got.has(b.index));
+    const lost = owed(world, reader.follows, session).filter((b) => !got.has(b.index));
     const first = lost[0];
     if (first !== undefined) {
       once(
         'reader-sees-every-batch',
-        `the session from cursor ${String(session.from)} (${session.startedAt}-${session.endedAt ?? '?'} ms) never read ${lost.length} batches of its run, first #${first.index} (cursor ${first.cursor}, committed at ${first.at} ms)`,
+        `the session from cursor ${showCursor(session.from)} (${session.startedAt}-${session.endedAt ?? '?'} ms) never read ${lost.length} batches of its run, first #${first.index} (cursor ${first.cursor}, committed at ${first.at} ms)`,
       );
     }
   }
@@ -102,13 +119,24 @@ function judgeReader(world: StreamWorld, reader: StreamReader): Violation[] {
   return out;
 }
 
-/** The batches a session must read: its workflow's, committed after its start point, stored when it began or committed while it read. */
-function owed(world: StreamWorld, reader: StreamReader, session: ReaderSession): CommittedBatch[] {
-  const end = session.endedAt ?? Number.POSITIVE_INFINITY;
+/** What {@link owed} needs of a session (a reader's or a page's). */
+export interface OwingSession {
+  readonly startedAt: number;
+  readonly endedAt?: number;
+  readonly after: number;
+  readonly storedAtStart: ReadonlySet<number>;
+}
+
+/**
+ * The batches a session must read: its workflow's, committed after its start point, stored when
+ * it began or committed while it read (before the store was closed).
+ */
+export function owed(world: StreamWorld, follows: WorkflowRecord, session: OwingSession): CommittedBatch[] {
+  const end = Math.min(session.endedAt ?? Number.POSITIVE_INFINITY, world.closedAt ?? Number.POSITIVE_INFINITY);
   return world.ledger.batches.filter(
     (b) =>
-      b.ref.runId === reader.follows.runId &&
-      b.workflow === reader.follows.name &&
+      b.ref.runId === follows.runId &&
+      b.workflow === follows.name &&
       b.index > session.after &&
       (session.storedAtStart.has(b.index) || b.at > session.startedAt) &&
       b.at < end,
@@ -127,7 +155,7 @@ function judgeForged(session: ReaderSession, fail: (invariant: string, message: 
       : error === undefined
         ? `ended without an error after ${(session.endedAt ?? 0) - session.startedAt} ms`
         : `failed with ${error instanceof Error ? `${error.name}: ${error.message}` : JSON.stringify(error)}`;
-  fail('forged-cursor-refused', `given the cursor ${String(session.from)} it ${what}`);
+  fail('forged-cursor-refused', `given the cursor ${showCursor(session.from)} it ${what}`);
 }
 
 /** The page the reader's batches make (all its sessions, as a page that kept its state). */
@@ -135,29 +163,32 @@ function judgePage(world: StreamWorld, reader: StreamReader, once: (invariant: s
   const ui = new RunStreamUIState();
   const page = new PageModel();
   const own = reader.follows.name;
-  const order = (execution: string): number => reader.follows.executions.indexOf(execution);
   const owedText = new Set<string>();
   const readOwn: CommittedBatch[] = [];
   for (const session of reader.sessions) {
     if (session.forged) continue;
-    const due = new Set(owed(world, reader, session).map((b) => b.index));
+    const due = new Set(owed(world, reader.follows, session).map((b) => b.index));
     for (const { batch, commit } of session.read) {
       for (const chunk of ui.batch(batch)) page.apply(chunk);
       if (commit === undefined || commit.workflow !== own) continue;
       const { ref } = commit;
-      const overtaken = readOwn.some((c) => {
-        const [a, b] = [order(c.ref.execution), order(ref.execution)];
-        return (
-          a > b || (a === b && (c.ref.step > ref.step || (c.ref.step === ref.step && c.ref.attempt > ref.attempt)))
-        );
-      });
+      const overtaken = readOwn.some((c) => later(reader.follows.executions, c, commit));
       readOwn.push(commit);
       const taken = reader.follows.taken.has(`${ref.execution}/s${ref.step}/a${ref.attempt}`);
       if (taken && !overtaken && due.has(commit.index)) for (const t of commit.textTokens) owedText.add(t);
     }
   }
   for (const chunk of ui.endStep()) page.apply(chunk);
-  const shown = page.tokens();
+  judgeShown(page.tokens(), own, owedText, once);
+}
+
+/** The page's tokens: nothing of another workflow, nothing twice, every part it owes. */
+export function judgeShown(
+  shown: readonly string[],
+  own: string,
+  owedText: ReadonlySet<string>,
+  once: (invariant: string, message: string) => void,
+): void {
   const foreign = shown.find((t) => workflowOf(t) !== own);
   if (foreign !== undefined) once('page-shows-its-run', `the page shows ${foreign}, written by another workflow`);
   const counts = new Map<string, number>();
@@ -171,4 +202,12 @@ function judgePage(world: StreamWorld, reader: StreamReader, once: (invariant: s
       `the page lacks ${missing.length} parts of its run's taken attempts, first ${missing[0]}`,
     );
   }
+}
+
+/** Whether commit `c` comes after `b` in the workflow's stream: a later execution, step or attempt. */
+export function later(executions: readonly string[], c: CommittedBatch, b: CommittedBatch): boolean {
+  const [x, y] = [executions.indexOf(c.ref.execution), executions.indexOf(b.ref.execution)];
+  return (
+    x > y || (x === y && (c.ref.step > b.ref.step || (c.ref.step === b.ref.step && c.ref.attempt > b.ref.attempt)))
+  );
 }

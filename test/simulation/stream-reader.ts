@@ -1,7 +1,7 @@
 import { readRunStream } from '../../src/stream/read-run-stream.js';
 import type { RunStreamBatch } from '../../src/stream/run-stream-store.js';
 import { tokensIn, type CommittedBatch } from './stream-ledger.js';
-import type { StreamReaderPlan } from './stream-scenario.js';
+import { type StreamReaderPlan, showCursor } from './stream-scenario.js';
 import type { StreamWorld, WorkflowRecord } from './stream-world.js';
 
 /** One session of a reader: a `readRunStream` from a cursor until the page closes or the run ends. */
@@ -85,7 +85,7 @@ export class StreamReader {
     const session: ReaderSession = { startedAt: clock.now(), from, forged, after, storedAtStart: stored, read: [] };
     this.sessions.push(session);
     const who = `${this.plan.name}`;
-    trace.log(who, `reads ${runId} from cursor ${String(from)}`);
+    trace.log(who, `reads ${runId} from cursor ${showCursor(from)}`);
     const stop = new AbortController();
     if (endAt !== undefined) clock.at(endAt, () => stop.abort());
     const end = (): void => stop.abort();

@@ -21,6 +21,8 @@ export interface StreamWorkflowPlan {
 /** A reader following one workflow: one or more sessions, each resuming after the last cursor of the one before. */
 export interface StreamReaderPlan {
   readonly name: string;
+  /** `raw`: `readRunStream`; `page`: `runUIMessageStream`, as a chat page follows a run. */
+  readonly kind: 'raw' | 'page';
   /** Index of the workflow it follows. */
   readonly workflow: number;
   readonly startAt: number;
@@ -44,9 +46,16 @@ export interface StreamScenario {
   readonly workflows: readonly StreamWorkflowPlan[];
   readonly readers: readonly StreamReaderPlan[];
   readonly prunes: readonly number[];
+  /** The process closes the store (a shutdown) while readers may be waiting. */
+  readonly closeAt?: number;
 }
 
-export const FORGED_CURSORS: readonly unknown[] = [Number.NaN, -1, 'abc', 1.5, Number.POSITIVE_INFINITY, '3'];
+/** A cursor as a message shows it (a string quoted, so that "3" and 3 differ). */
+export function showCursor(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : typeof value === 'number' ? String(value) : typeof value;
+}
+
+export const FORGED_CURSORS: readonly unknown[] = [Number.NaN, -1, 'abc', 1.5, Number.POSITIVE_INFINITY];
 
 /** Draws the stream history of `seed`. */
 export function drawStreamScenario(seed: number): StreamScenario {
@@ -102,13 +111,32 @@ export function drawStreamScenario(seed: number): StreamScenario {
         ] as const),
       }),
     ).sort((a, b) => a.at - b.at);
-    readers.push({ name: `R${i + 1}`, workflow: rng.int(0, workflows.length - 1), startAt, from, breaks });
+    const kind = rng.chance(0.4) ? 'page' : 'raw';
+    readers.push({
+      name: `${kind === 'page' ? 'P' : 'R'}${i + 1}`,
+      kind,
+      workflow: rng.int(0, workflows.length - 1),
+      startAt,
+      from,
+      breaks,
+    });
   }
   const prunes: number[] = [];
   const every = retentionMs / rng.pick([1, 2, 4]);
   for (let at = rng.float() * every; at < 6 * retentionMs; at += every * (0.5 + rng.float()))
     prunes.push(Math.round(at));
-  return { seed, backend, retentionMs, startToCloseMs: 10_000, health, workflows, readers, prunes };
+  const closeAt = rng.chance(0.15) ? rng.int(1000, 60_000) : undefined;
+  return {
+    seed,
+    backend,
+    retentionMs,
+    startToCloseMs: 10_000,
+    health,
+    workflows,
+    readers,
+    prunes,
+    ...(closeAt === undefined ? {} : { closeAt }),
+  };
 }
 
 function drawHealth(rng: Prng, retentionMs: number): StreamStoreHealth {
@@ -135,7 +163,7 @@ export function describeStreamScenario(s: StreamScenario): string[] {
     .map((h) => `, black hole ${h.from}-${h.until} ms (${h.released ? 'released' : 'never answers'})`)
     .join('');
   const lines = [
-    `stream seed ${s.seed}: ${s.backend} store, retention ${s.retentionMs} ms, ${s.prunes.length} prunes, fault rate ${s.health.faultRate}${hole}`,
+    `stream seed ${s.seed}: ${s.backend} store, retention ${s.retentionMs} ms, ${s.prunes.length} prunes, fault rate ${s.health.faultRate}${hole}${s.closeAt === undefined ? '' : `, closed at ${s.closeAt} ms`}`,
   ];
   for (const w of s.workflows) {
     const next =
@@ -145,7 +173,7 @@ export function describeStreamScenario(s: StreamScenario): string[] {
   for (const r of s.readers) {
     const from =
       r.from.kind === 'forged'
-        ? `forged cursor ${String(r.from.value)}`
+        ? `forged cursor ${showCursor(r.from.value)}`
         : r.from.kind === 'cursor'
           ? `a cursor (${r.from.pick.toFixed(2)})`
           : 'the start';

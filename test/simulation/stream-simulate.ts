@@ -4,6 +4,7 @@ import { Prng } from './prng.js';
 import { openStreamBackend } from './stream-backend.js';
 import { judgeStreams } from './stream-judge.js';
 import { StreamLedger } from './stream-ledger.js';
+import { PageReader } from './stream-page.js';
 import { StreamReader } from './stream-reader.js';
 import { describeStreamScenario, drawStreamScenario, type StreamScenario } from './stream-scenario.js';
 import type { StreamWorld } from './stream-world.js';
@@ -75,15 +76,18 @@ async function run(scenario: StreamScenario, clock: VirtualClock, budgetMs: numb
     closes: [],
     workflows: [],
     budgetMs,
+    closedAt: undefined,
     writersDone: () => writers.size === 0 && clock.now() >= lastStart,
     ended: ending.signal,
     track(promise, writer = false) {
       work.add(promise);
       if (writer) writers.add(promise);
-      void promise.finally(() => {
+      const done = (): void => {
         work.delete(promise);
         writers.delete(promise);
-      });
+      };
+      // A failure is the judge's to see (a reader's error is in its session), never an unhandled rejection.
+      promise.then(done, done);
     },
   };
   const lastStart = Math.max(...scenario.workflows.map((w) => w.startAt));
@@ -91,17 +95,28 @@ async function run(scenario: StreamScenario, clock: VirtualClock, budgetMs: numb
   const readers = scenario.readers.map((plan) => {
     const follows = world.workflows[plan.workflow] ?? world.workflows[0];
     if (follows === undefined) throw new Error('no workflow to follow');
-    return new StreamReader(world, plan, follows);
+    return plan.kind === 'page' ? new PageReader(world, plan, follows) : new StreamReader(world, plan, follows);
   });
   for (const w of workflows) w.start();
   for (const r of readers) r.start();
   for (const at of scenario.prunes) {
     clock.at(at, () => {
       world.track(
-        store.prune().then((n) => {
-          if (n > 0) trace.log('world', `prune deleted ${n} batches`);
-        }),
+        store.prune().then(
+          (n) => {
+            if (n > 0) trace.log('world', `prune deleted ${n} batches`);
+          },
+          (error: unknown) => trace.log('world', `prune failed: ${String(error)}`),
+        ),
       );
+    });
+  }
+  const { closeAt } = scenario;
+  if (closeAt !== undefined) {
+    clock.at(closeAt, () => {
+      world.closedAt = clock.now();
+      trace.log('world', 'the process closes the stream store');
+      world.track(backend.store.close());
     });
   }
   const horizon = 10 * scenario.retentionMs + 200_000;

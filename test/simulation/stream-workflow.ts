@@ -29,12 +29,18 @@ export class StreamWorkflow {
     index: number,
   ) {
     this.rng = new Prng(world.scenario.seed, 50 + index);
-    this.record = { name: plan.name, runId: plan.runId, executions: [], taken: new Set() };
+    this.record = { name: plan.name, runId: plan.runId, executions: [], taken: new Set(), status: 'RUNNING' };
     world.workflows.push(this.record);
   }
 
   start(): void {
-    this.world.clock.at(this.plan.startAt, () => this.world.track(this.drive(this.newExecution(), 0), true));
+    this.world.clock.at(this.plan.startAt, () => {
+      const running = this.drive(this.newExecution(), 0).then((ok) => {
+        this.record.status = ok ? 'COMPLETED' : 'FAILED';
+        this.world.trace.log(this.plan.name, `workflow ${this.record.status.toLowerCase()}`);
+      });
+      this.world.track(running, true);
+    });
   }
 
   private newExecution(): string {
@@ -44,7 +50,8 @@ export class StreamWorkflow {
     return id;
   }
 
-  private async drive(execution: string, first: number): Promise<void> {
+  /** Runs `execution` from step `first`; resolves whether the workflow completed (false: it failed). */
+  private async drive(execution: string, first: number): Promise<boolean> {
     const { clock, scenario } = this.world;
     const handover = this.execution === 1 ? this.plan.newExecutionAfter : undefined;
     for (let step = first; step < this.plan.steps; step++) {
@@ -57,7 +64,7 @@ export class StreamWorkflow {
       }
       if (!(await this.runStep(execution, step))) {
         this.world.trace.log(execution, `fails at step ${step}`);
-        return;
+        return false;
       }
       const retention = scenario.retentionMs;
       await clock.sleep(this.rng.chance(0.15) ? this.rng.int(retention / 2, 3 * retention) : this.rng.int(1, 500));
@@ -66,6 +73,7 @@ export class StreamWorkflow {
         return this.drive(this.newExecution(), step + 1);
       }
     }
+    return true;
   }
 
   /** The step's attempts until one returns in time; false when none did. */

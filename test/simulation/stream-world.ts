@@ -22,6 +22,8 @@ export interface WorkflowRecord {
   readonly executions: string[];
   /** The attempts Temporal took (their result is the step's), as `W1/E1/s0/a2`. */
   readonly taken: Set<string>;
+  /** The workflow's status as describe names it (`RUNNING` until its last execution ends). */
+  status: 'RUNNING' | 'COMPLETED' | 'FAILED';
 }
 
 /** Everything of one stream history that its parts share. */
@@ -37,6 +39,8 @@ export interface StreamWorld {
   readonly workflows: WorkflowRecord[];
   /** The budget a step's close may take, in ms (the documented one). */
   readonly budgetMs: number;
+  /** When the store was closed (a shutdown), if it was. */
+  closedAt: number | undefined;
   /** Whether every writer has settled (readers then read what is left and end). */
   writersDone(): boolean;
   /** Aborts when the history ends (readers still following stop). */
