@@ -38,8 +38,9 @@ export class PageModel {
   }
 
   private add(id: string, text: string): void {
-    const step = this.steps.at(-1);
-    if (step === undefined) return; // a part before any step: AI SDK's reader would not show it either
+    // A page that resumes mid-step (with `from`) has that step already: its parts continue it.
+    if (this.steps.length === 0) this.steps.push(new Map());
+    const step = this.steps[this.steps.length - 1] as Map<string, string>;
     step.set(id, (step.get(id) ?? '') + text);
   }
 }

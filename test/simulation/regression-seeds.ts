@@ -1,5 +1,9 @@
+import type { SuiteName } from './suites.js';
+
 /** A seed whose history once broke an invariant, and what it found. */
 export interface RegressionSeed {
+  /** The suite whose history it is (default: the effect protocol's). */
+  readonly suite?: SuiteName;
   readonly seed: number;
   /** The bug, as the issue that fixed it names it. */
   readonly bug: string;
@@ -10,9 +14,9 @@ export interface RegressionSeed {
 }
 
 /**
- * Every bug the simulator found, as the seed that found it (`npm run sim -- --seed S --verbose`
- * replays its history on today's code). test/simulation/regression.test.ts expects each to be
- * clean. The traces below are abridged from the code the bug was found on.
+ * Every bug the simulator found, as the seed that found it (`npm run sim -- [--suite NAME] --seed
+ * S --verbose` replays its history on today's code). test/simulation/regression.test.ts expects
+ * each to be clean. The traces below are abridged from the code the bug was found on.
  */
 export const REGRESSION_SEEDS: readonly RegressionSeed[] = [
   // Found on 37b5526 (before the fixes of issue 12), marker remote:
