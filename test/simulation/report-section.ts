@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { REGRESSION_SEEDS } from './regression-seeds.js';
+import { viewSuitesOnMain, viewSuitesSection } from './view-suites-section.js';
 
 /** One suite's numbers in a recorded run. */
 export interface SuiteRun {
@@ -71,6 +72,7 @@ export function simulationSection(): string[] {
     "after the last attempt; a throw leaves no record and no live claim of the thrower's; a record never changes; a",
     'call in a live process settles.',
     '',
+    ...viewSuitesSection(run),
   ];
   if (run === undefined) {
     lines.push('No run recorded yet.', '');
@@ -82,7 +84,7 @@ export function simulationSection(): string[] {
       `Last recorded run: \`${run.command}\`: **${run.seeds.toLocaleString('en-US')} seeds, ${run.violations} violations**, ` +
         `${run.seconds} s on ${run.cpus} cores (Node ${run.node}, commit ${run.commit}, ${run.date}); ` +
         `${run.applications.toLocaleString('en-US')} applications, documented duplicates: ${causes || 'none'}. ` +
-        'CI runs `npm run sim -- --seeds 2000` (.ci/run).',
+        'CI runs `npm run sim -- --seeds 2000` (.ci/run), every suite.',
       '',
     );
   }
@@ -97,12 +99,15 @@ export function simulationSection(): string[] {
     'last-check-sound in 100 000 seeds (seed 14111 pins it); a `put` that overwrites, 6 record-never-overwritten in',
     '100 000.',
     '',
+    ...viewSuitesOnMain(),
     'Every bug it found is a seed in test/simulation/regression-seeds.ts, replayed by',
-    'test/simulation/regression.test.ts (`npm run sim -- --seed S --verbose` prints its history):',
+    'test/simulation/regression.test.ts (`npm run sim -- [--suite NAME] --seed S --verbose` prints its history):',
     '',
-    '| Seed | Bug | Found on | Fixed in |',
-    '| --- | --- | --- | --- |',
+    '| Suite | Seed | Bug | Found on | Fixed in |',
+    '| --- | --- | --- | --- | --- |',
   );
-  for (const r of REGRESSION_SEEDS) lines.push(`| ${r.seed} | ${r.bug} | ${r.foundOn} | ${r.fixedIn} |`);
+  for (const r of REGRESSION_SEEDS) {
+    lines.push(`| ${r.suite ?? 'effects'} | ${r.seed} | ${r.bug} | ${r.foundOn} | ${r.fixedIn} |`);
+  }
   return lines;
 }
