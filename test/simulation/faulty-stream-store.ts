@@ -51,7 +51,8 @@ export class FaultyStreamStore implements RunStreamStore {
     const hole = this.health.blackHoles.find((h) => h.from <= now && now < h.until);
     const fault: Fault = hole !== undefined ? 'stall' : this.draw();
     const who = `${ref.execution}/s${ref.step}/a${ref.attempt}`;
-    const copy = structuredClone([...parts]);
+    // The writer never changes a batch it handed over (a retry sends a new array), so no deep copy.
+    const copy = [...parts];
     return new Promise<number>((resolve, reject) => {
       let settled = false;
       const fail = (error: Error): void => {

@@ -16,11 +16,25 @@ export interface CommittedBatch {
   readonly at: number;
 }
 
-const TOKEN = /⟦([^⟧]+)⟧/g;
-
-/** The tokens in `value` (parts, a batch, a chunk), in order. */
+/** The tokens in `value` (parts, a batch, a chunk, a string), in order. */
 export function tokensIn(value: unknown): string[] {
-  return [...JSON.stringify(value).matchAll(TOKEN)].map((m) => m[1] ?? '');
+  const out: string[] = [];
+  collect(value, out);
+  return out;
+}
+
+function collect(value: unknown, out: string[]): void {
+  if (typeof value === 'string') {
+    for (let at = value.indexOf('⟦'); at !== -1; at = value.indexOf('⟦', at + 1)) {
+      const end = value.indexOf('⟧', at);
+      if (end === -1) return;
+      out.push(value.slice(at + 1, end));
+    }
+  } else if (Array.isArray(value)) {
+    for (const item of value) collect(item, out);
+  } else if (typeof value === 'object' && value !== null) {
+    for (const item of Object.values(value)) collect(item, out);
+  }
 }
 
 /** The token text of part `n` of `attempt` (`W1/E1/s0/a1`). */

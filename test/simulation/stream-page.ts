@@ -3,7 +3,7 @@ import type { UIMessageChunk } from 'ai';
 import { runUIMessageStream } from '../../worker/stream/run-ui-message-stream.js';
 import { tokensIn } from './stream-ledger.js';
 import { type StreamReaderPlan, showCursor } from './stream-scenario.js';
-import type { StreamWorld, WorkflowRecord } from './stream-world.js';
+import { PAGE_CLOSED, type StreamWorld, type WorkflowRecord } from './stream-world.js';
 
 /** One visit of a page: a `runUIMessageStream` from a cursor until the page closes or the run ends. */
 export interface PageSession {
@@ -84,8 +84,8 @@ export class PageReader {
       `page opens ${this.follows.name}${from === undefined ? '' : ` from cursor ${showCursor(from)}`}`,
     );
     const stop = new AbortController();
-    if (endAt !== undefined) clock.at(endAt, () => stop.abort());
-    const end = (): void => stop.abort();
+    if (endAt !== undefined) clock.at(endAt, () => stop.abort(PAGE_CLOSED));
+    const end = (): void => stop.abort(PAGE_CLOSED);
     this.world.ended.addEventListener('abort', end, { once: true });
     const stream = runUIMessageStream({
       client: standInClient(this.follows),

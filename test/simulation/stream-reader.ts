@@ -2,7 +2,7 @@ import { readRunStream } from '../../src/stream/read-run-stream.js';
 import type { RunStreamBatch } from '../../src/stream/run-stream-store.js';
 import { tokensIn, type CommittedBatch } from './stream-ledger.js';
 import { type StreamReaderPlan, showCursor } from './stream-scenario.js';
-import type { StreamWorld, WorkflowRecord } from './stream-world.js';
+import { PAGE_CLOSED, type StreamWorld, type WorkflowRecord } from './stream-world.js';
 
 /** One session of a reader: a `readRunStream` from a cursor until the page closes or the run ends. */
 export interface ReaderSession {
@@ -87,8 +87,8 @@ export class StreamReader {
     const who = `${this.plan.name}`;
     trace.log(who, `reads ${runId} from cursor ${showCursor(from)}`);
     const stop = new AbortController();
-    if (endAt !== undefined) clock.at(endAt, () => stop.abort());
-    const end = (): void => stop.abort();
+    if (endAt !== undefined) clock.at(endAt, () => stop.abort(PAGE_CLOSED));
+    const end = (): void => stop.abort(PAGE_CLOSED);
     this.world.ended.addEventListener('abort', end, { once: true });
     try {
       const batches = readRunStream({

@@ -7,7 +7,7 @@ import { StreamLedger } from './stream-ledger.js';
 import { PageReader } from './stream-page.js';
 import { StreamReader } from './stream-reader.js';
 import { describeStreamScenario, drawStreamScenario, type StreamScenario } from './stream-scenario.js';
-import type { StreamWorld } from './stream-world.js';
+import { PAGE_CLOSED, type StreamWorld } from './stream-world.js';
 import { StreamWorkflow } from './stream-workflow.js';
 import { Trace } from './trace.js';
 import { VirtualClock } from './virtual-clock.js';
@@ -124,7 +124,7 @@ async function run(scenario: StreamScenario, clock: VirtualClock, budgetMs: numb
   await clock.run(horizon, () => clock.now() > lastReaderStart && clock.now() > lastStart && work.size === 0);
   const violations = judgeStreams(world, readers);
   // What is still stuck (a close waiting for an append that never answers) is released.
-  ending.abort();
+  ending.abort(PAGE_CLOSED);
   store.teardown();
   await clock.drain(clock.now() + 10 * scenario.retentionMs);
   await backend.store.close();
