@@ -52,6 +52,7 @@ export interface StreamScenario {
 
 /** A cursor as a message shows it (a string quoted, so that "3" and 3 differ). */
 export function showCursor(value: unknown): string {
+  if (value === undefined) return '(none: from the start)';
   return typeof value === 'string' ? JSON.stringify(value) : typeof value === 'number' ? String(value) : typeof value;
 }
 
