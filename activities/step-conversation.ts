@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import { chainEntries, conversationRoot, type ConversationEntry } from '../src/conversation/conversation-entry.js';
 import { messagesOf, type ConversationLog } from '../src/conversation/conversation-log.js';
 import type { JsonMessage, ModelStepConversation, ModelStepInput } from '../common/index.js';
@@ -41,16 +42,28 @@ export async function stepConversation(input: ModelStepInput, log: ConversationL
       const last = response[response.length - 1];
       const pending = last?.role === 'tool' ? last : undefined;
       const answered = chainEntries(prompt.key, pending === undefined ? response : response.slice(0, -1));
-      await log.append(
-        input.runId,
-        [...added, ...answered],
-        end === 'last' || (end === 'answer' && pending === undefined),
-      );
+      await log.append(input.runId, [...added, ...answered], {
+        close: end === 'last' || (end === 'answer' && pending === undefined),
+        ...writingExecution(input.continuedFrom),
+      });
       return {
         prompt: { head: prompt.key, assistantMessages },
         head: answered[answered.length - 1]?.key ?? prompt.key,
         ...(pending !== undefined ? { pending } : {}),
       };
     },
+  };
+}
+
+/**
+ * The workflow execution this activity runs for, as the conversation store tracks who holds a
+ * run's entries (`<workflowId>/<runId>`), and the one it continues; none outside a workflow.
+ */
+function writingExecution(continuedFrom: string | undefined): { execution?: string; previousExecution?: string } {
+  const execution = Context.current().info.workflowExecution;
+  if (execution === undefined) return {};
+  return {
+    execution: `${execution.workflowId}/${execution.runId}`,
+    ...(continuedFrom !== undefined ? { previousExecution: `${execution.workflowId}/${continuedFrom}` } : {}),
   };
 }

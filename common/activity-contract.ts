@@ -29,6 +29,12 @@ export interface ModelStepInput extends RunRef {
    * The step that reaches it closes the run's conversation, whatever the model answers.
    */
   readonly maxSteps?: number;
+  /**
+   * On the first model step of a workflow execution that continues another (continue-as-new, a
+   * workflow retry, cron): the Temporal run id of that finished execution. The step's write tells
+   * the conversation store that it no longer holds the run's entries.
+   */
+  readonly continuedFrom?: string;
 }
 
 /** A valid tool call of a step, planned by the model-step activity (which knows the tools). */

@@ -73,6 +73,8 @@ export const FAILURE_CATALOGUE = {
   InvalidAgentInputError: { retried: false, then: 'run' },
   /** The run's conversation lacks an entry in the store (pruned, or the workers use different stores). */
   ConversationEntryMissingError: { retried: false, then: 'run' },
+  /** An entry of the run's conversation in the store is not what the run wrote (edited, planted, a cycle of parents). */
+  ConversationEntryCorruptError: { retried: false, then: 'run' },
   /** The model provider refused the step for good: no or a refused API key (401, 403), no such model (404), an invalid request or prompt. */
   ModelCallRejectedError: { retried: false, then: 'run' },
   /** An agent setting a durable run cannot honour, from `prepareStep` (a model step cannot apply its `toolsContext`, say). */

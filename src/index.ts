@@ -101,7 +101,11 @@ export { MemoryConversationStore, type MemoryConversationStoreOptions } from './
 export { ConversationCache, DEFAULT_CONVERSATION_CACHE_BYTES } from './conversation/conversation-cache.js';
 export { ConversationLog, messagesOf } from './conversation/conversation-log.js';
 export { loadConversation, type ConversationSource } from './conversation/load-conversation.js';
-export { ConversationEntryMissingError, OffloadedPayloadMissingError } from './errors/errors.js';
+export {
+  ConversationEntryCorruptError,
+  ConversationEntryMissingError,
+  OffloadedPayloadMissingError,
+} from './errors/errors.js';
 export {
   defineAgent,
   isAgent,

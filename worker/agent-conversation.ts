@@ -29,6 +29,7 @@ export interface AgentConversation {
  * ```
  *
  * @throws ConversationEntryMissingError when the store lacks the run's entries (another store, or pruned).
+ * @throws ConversationEntryCorruptError when a stored entry is not what the run wrote (every entry is checked).
  */
 export async function agentConversation(
   client: Client,

@@ -156,11 +156,14 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
           ...modelStepOptions,
           summary: `step ${step} · model · agent ${run.agent}`.slice(0, 200),
         })[ACTIVITY_NAMES.modelStep];
+    // The store learns here that the execution this one continues holds the conversation no more.
+    const continuedFrom = step === start.step ? workflowInfo().continuedFromExecutionRunId : undefined;
     const result = await modelStep({
       ...run,
       step,
       ...conversation.modelStepInput(),
       ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
+      ...(continuedFrom !== undefined ? { continuedFrom } : {}),
     });
     // The agent's stopWhen (evaluated in the model step, on the steps so far) ended the run before this step.
     if (result.stopped === true) break;

@@ -22,6 +22,7 @@ export interface ConversationSource {
  * ```
  *
  * @throws ConversationEntryMissingError when the store lacks an entry (another store, or pruned).
+ * @throws ConversationEntryCorruptError when a stored entry is not what the run wrote (every entry is checked).
  */
 export async function loadConversation(
   store: ConversationStore,

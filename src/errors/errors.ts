@@ -470,6 +470,30 @@ export class ConversationEntryMissingError extends ChamviError {
 }
 
 /**
+ * A run's conversation, read back from the store, is not what the run wrote: an entry (`key`)
+ * does not hash to its key (its message or parent was changed), its parent link leaves the chain,
+ * or the links run in a cycle; or an append found a row already stored under one of its keys
+ * with another message, parent or run (written ahead of time by someone else). Entries are
+ * content-addressed and never rewritten, so only a write from outside this library (or a damaged
+ * database) does this. Not retried: the run fails rather than show the model, its tools or its
+ * approval rules a history its own steps did not write.
+ */
+export class ConversationEntryCorruptError extends ChamviError {
+  static override readonly errorName = 'ConversationEntryCorruptError';
+  readonly retryable = false;
+  constructor(
+    readonly runId: string,
+    readonly key: string,
+    /** What is wrong with the entry, in a few words. */
+    readonly problem: string,
+  ) {
+    super(
+      `The conversation of run ${runId} is corrupt in the store at entry ${key}: ${problem}. Conversation entries are written once and never changed, so the row was changed (or planted) by something other than chamvi, or the database is damaged. Restore the conversation tables from a backup, or delete the run's entries and start the run again; check who else writes to the store.`,
+    );
+  }
+}
+
+/**
  * A payload Temporal's External Storage offloaded to the store is not there (pruned, or this
  * worker or client uses another store than the worker that stored it). Retried: a store that
  * cannot be reached right now fails the same way.

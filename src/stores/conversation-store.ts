@@ -3,10 +3,23 @@ import type { ConversationEntry } from '../conversation/conversation-entry.js';
 /** What {@link ConversationStore.appendConversation} is told about the run. */
 export interface AppendConversationOptions {
   /**
-   * The run wrote its final step: its entries may be pruned once the store's retention has passed
-   * since. A later write for the run (a reset to an earlier point) opens it again.
+   * The writing execution wrote its final step: it no longer holds the run's entries, which may be
+   * pruned once every execution of the run let go of them (see {@link ConversationStore}). A later
+   * write by the same execution (a retried step) opens it again.
    */
   readonly close?: boolean;
+  /**
+   * The execution that writes: one Temporal workflow execution (`<workflowId>/<runId>` from the
+   * activities), so that executions sharing a run id (a custom `runId`, the two branches of a
+   * reset) each hold the run's entries until they close. Default `''`: one execution per run id.
+   */
+  readonly execution?: string;
+  /**
+   * An execution of the same run that this one continues (its continue-as-new, retry or cron
+   * predecessor, finished by definition): the write closes it, as if its last write had closed.
+   * An execution the store has no row of is left alone.
+   */
+  readonly previousExecution?: string;
 }
 
 /**
@@ -15,17 +28,23 @@ export interface AppendConversationOptions {
  * (the key of its last entry) instead of the whole conversation through Temporal's event history.
  * Also the payloads Temporal's External Storage offloads (see the worker's storage driver).
  *
- * Retention: a run's entries are never pruned while the run is open; once it closed (its final
- * step was written) they go `retentionMs` after its last write, with the effect records. A run
- * that never closes (it failed, was cancelled or terminated) counts as abandoned
- * {@link ABANDONED_RUN_MS} after its last write. Payloads go `retentionMs` after they were last
- * stored (storing the same payload again extends it).
+ * Retention, per execution: every execution that wrote to a run holds the run's entries until it
+ * closes (its final step was written); the entries go once every execution of the run closed more
+ * than `retentionMs` ago, with the effect records. An execution that never closes (it failed, was
+ * cancelled, terminated or reset away) lets go {@link ABANDONED_RUN_MS} after its last write.
+ * Payloads go `retentionMs` after they were last stored (storing the same payload again extends it).
+ *
+ * The store is not trusted with content: `ConversationLog` checks every entry it reads back
+ * (hash and parent link), and appending refuses a key already stored with other content.
  */
 export interface ConversationStore {
   /**
    * Writes the entries of run `runId` the store does not have yet (an entry with the same key is
    * the same message after the same history: it is never rewritten), in one transaction, and
-   * marks the run open, or closed with `close`.
+   * marks the writing execution open, or closed with `close` (and `previousExecution` closed).
+   *
+   * @throws ConversationEntryCorruptError, writing nothing, when the store already holds one of
+   *   the keys with another parent, message or run (a row planted or edited by someone else).
    */
   appendConversation(
     runId: string,
@@ -34,9 +53,10 @@ export interface ConversationStore {
   ): Promise<void>;
   /**
    * The conversation ending at the entry `head`, oldest entry first, following each entry's
-   * parent until one has no stored parent (the run's root). `undefined` when `head` itself is not
-   * stored. The caller checks that the first entry's parent is the run's root: a pruned entry in
-   * the middle ends the chain early.
+   * parent until one is not stored (the run's root) or was already visited (a cycle, which only a
+   * store written by someone else has: the walk visits each stored entry at most once, so it ends
+   * promptly). `undefined` when `head` itself is not stored. The caller checks the entries (see
+   * `verifiedChain`): a pruned entry in the middle ends the chain early.
    */
   loadConversation(head: string): Promise<ConversationEntry[] | undefined>;
   /** Stores a payload under its content key, or extends the retention of the one already stored. */
@@ -46,10 +66,10 @@ export interface ConversationStore {
 }
 
 /**
- * How long an open run whose final step was never written keeps its entries after its last
- * write: one year. Such a run failed, was cancelled or terminated (an open run that waits longer
- * than this between two steps loses its conversation; its next step fails with
- * `ConversationEntryMissingError`).
+ * How long an open execution whose final step was never written holds its run's entries after its
+ * last write: one year. Such an execution failed, was cancelled, terminated or reset away (an open
+ * execution that waits longer than this between two steps loses its conversation once no other
+ * execution holds it; its next step fails with `ConversationEntryMissingError`).
  */
 export const ABANDONED_RUN_MS = 365 * 24 * 60 * 60 * 1000;
 

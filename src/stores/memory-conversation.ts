@@ -1,4 +1,5 @@
 import type { ConversationEntry } from '../conversation/conversation-entry.js';
+import { plantedEntry } from './conversation-chain.js';
 import { ABANDONED_RUN_MS, type AppendConversationOptions, type ConversationStore } from './conversation-store.js';
 import { DEFAULT_RETENTION_MS } from './retention.js';
 
@@ -6,7 +7,8 @@ interface StoredEntry extends ConversationEntry {
   readonly runId: string;
 }
 
-interface RunState {
+/** One execution's hold on its run's entries. */
+interface ExecutionState {
   open: boolean;
   touchedAt: number;
 }
@@ -26,7 +28,8 @@ export interface MemoryConversationStoreOptions {
  */
 export class MemoryConversationStore implements ConversationStore {
   private readonly entries = new Map<string, StoredEntry>();
-  private readonly runs = new Map<string, RunState>();
+  /** By run id, then by execution. */
+  private readonly runs = new Map<string, Map<string, ExecutionState>>();
   private readonly payloads = new Map<string, { data: Uint8Array; expiresAt: number }>();
   private readonly now: () => number;
   private readonly retentionMs: number;
@@ -42,17 +45,35 @@ export class MemoryConversationStore implements ConversationStore {
     options: AppendConversationOptions = {},
   ): Promise<void> {
     for (const entry of entries) {
+      const stored = this.entries.get(entry.key);
+      const same =
+        stored === undefined ||
+        (stored.parent === entry.parent && stored.json === entry.json && stored.runId === runId);
+      if (!same) return Promise.reject(plantedEntry(runId, entry.key));
+    }
+    for (const entry of entries) {
       if (!this.entries.has(entry.key))
         this.entries.set(entry.key, { key: entry.key, parent: entry.parent, json: entry.json, runId });
     }
-    this.runs.set(runId, { open: options.close !== true, touchedAt: this.now() });
+    const executions = this.runs.get(runId) ?? new Map<string, ExecutionState>();
+    this.runs.set(runId, executions);
+    const execution = options.execution ?? '';
+    const now = this.now();
+    executions.set(execution, { open: options.close !== true, touchedAt: now });
+    const previous = options.previousExecution;
+    if (previous !== undefined && previous !== execution && executions.get(previous)?.open === true) {
+      executions.set(previous, { open: false, touchedAt: now });
+    }
     return Promise.resolve();
   }
 
   loadConversation(head: string): Promise<ConversationEntry[] | undefined> {
     const chain: ConversationEntry[] = [];
-    for (let entry = this.entries.get(head); entry !== undefined; entry = this.entries.get(entry.parent)) {
+    const visited = new Set<string>();
+    for (let entry = this.entries.get(head); entry !== undefined && !visited.has(entry.key);) {
+      visited.add(entry.key);
       chain.push({ key: entry.key, parent: entry.parent, json: entry.json });
+      entry = this.entries.get(entry.parent);
     }
     return Promise.resolve(chain.length === 0 ? undefined : chain.reverse());
   }
@@ -70,16 +91,19 @@ export class MemoryConversationStore implements ConversationStore {
   }
 
   /**
-   * Deletes up to `limit` entries of runs closed more than the retention ago (or abandoned, see
-   * `ABANDONED_RUN_MS`), those runs once they have no entries left, and expired payloads; returns
-   * how many entries and payloads it deleted.
+   * Deletes up to `limit` entries of runs every execution of which closed more than the retention
+   * ago (or was abandoned, see `ABANDONED_RUN_MS`), those runs once they have no entries left, and
+   * expired payloads; returns how many entries and payloads it deleted.
    */
   prune(limit: number): number {
     const now = this.now();
     const abandonedMs = Math.max(this.retentionMs, ABANDONED_RUN_MS);
     const gone = new Set<string>();
-    for (const [runId, run] of this.runs) {
-      if (now - run.touchedAt >= (run.open ? abandonedMs : this.retentionMs)) gone.add(runId);
+    for (const [runId, executions] of this.runs) {
+      const released = [...executions.values()].every(
+        (e) => now - e.touchedAt >= (e.open ? abandonedMs : this.retentionMs),
+      );
+      if (released) gone.add(runId);
     }
     let deleted = 0;
     for (const [key, entry] of this.entries) {

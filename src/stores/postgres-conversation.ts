@@ -1,15 +1,29 @@
-import type { ConversationEntry } from '../conversation/conversation-entry.js';
 import { quoteIdentifier } from './postgres-schema.js';
 
-/** The conversation tables next to the effects table `table` (suffixes fit the 52-character table name limit). */
-export function pgConversationTables(table: string): { entries: string; runs: string; payloads: string } {
-  return { entries: `${table}_conv`, runs: `${table}_conv_runs`, payloads: `${table}_payloads` };
+/**
+ * The conversation tables next to the effects table `table` (suffixes fit the 52-character table
+ * name limit). `runs` is the one open/closed row per run id of 0.3, kept for its rows (each counts
+ * as execution `''` of its run) and for workers of that version.
+ */
+export function pgConversationTables(table: string): {
+  entries: string;
+  runs: string;
+  executions: string;
+  payloads: string;
+} {
+  return {
+    entries: `${table}_conv`,
+    runs: `${table}_conv_runs`,
+    executions: `${table}_conv_execs`,
+    payloads: `${table}_payloads`,
+  };
 }
 
 /**
- * Creates the conversation-entry, run and payload tables if missing, inside the caller's
- * transaction and advisory lock. New in 0.3 and only ever added to: an older database gains
- * them when a worker of this version first opens it, with no migration.
+ * Creates the conversation-entry, run, execution and payload tables if missing, inside the
+ * caller's transaction and advisory lock. Tables are only ever added (the execution table last):
+ * an older database gains the new ones when a worker of this version first opens it, with no
+ * migration.
  */
 export async function ensurePgConversationSchema(
   sql: (text: string, values?: unknown[]) => Promise<unknown[]>,
@@ -17,10 +31,10 @@ export async function ensurePgConversationSchema(
   table: string,
 ): Promise<void> {
   const s = quoteIdentifier(schema, 'schema name');
-  const { entries, runs, payloads } = pgConversationTables(table);
+  const { entries, runs, executions, payloads } = pgConversationTables(table);
   const q = (name: string) => `${s}.${quoteIdentifier(name, 'table name')}`;
   // Checked first: CREATE ... IF NOT EXISTS locks the table against writes even when it exists.
-  const [found] = (await sql('SELECT to_regclass($1)::text AS found', [q(payloads)])) as Array<{
+  const [found] = (await sql('SELECT to_regclass($1)::text AS found', [q(executions)])) as Array<{
     found: string | null;
   }>;
   if ((found?.found ?? null) !== null) return;
@@ -43,11 +57,21 @@ export async function ensurePgConversationSchema(
   await sql(
     `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${table}_pl_exp`, 'index name')} ON ${q(payloads)} (expires_at)`,
   );
+  await sql(`CREATE TABLE IF NOT EXISTS ${q(executions)} (
+    run_id text NOT NULL,
+    execution text NOT NULL,
+    open boolean NOT NULL,
+    touched_at timestamptz NOT NULL,
+    PRIMARY KEY (run_id, execution))`);
 }
 
 /** The SQL of the conversation tables of one store. */
 export interface PgConversationStatements {
-  /** $1 keys, $2 parents, $3 JSON texts (arrays), $4 run id, $5 open: one statement, so entries and run move together. */
+  /**
+   * $1 keys, $2 parents, $3 JSON texts (arrays), $4 run id, $5 execution, $6 open, $7 previous
+   * execution (or null; never $5): one statement, so entries and executions move together. Writes
+   * nothing and answers the keys stored with other content when there are any.
+   */
   readonly append: string;
   /** $1 head. */
   readonly chain: string;
@@ -58,55 +82,74 @@ export interface PgConversationStatements {
   /** $1 limit, $2 retention ms, $3 abandonment ms. */
   readonly pruneEntries: string;
   readonly pruneRuns: string;
+  readonly pruneExecutions: string;
   /** $1 limit. */
   readonly prunePayloads: string;
 }
 
 const MS = `* interval '1 millisecond'`;
+// An execution (or a 0.3 run row) lets go of its run once it closed more than the retention ago,
+// or stayed open past the abandonment horizon.
 const GONE = `touched_at <= now() - (CASE WHEN open THEN $3 ELSE $2 END)::float8 ${MS}`;
 
 export function pgConversationStatements(schema: string, table: string): PgConversationStatements {
   const s = quoteIdentifier(schema, 'schema name');
-  const { entries, runs, payloads } = pgConversationTables(table);
+  const { entries, runs, executions, payloads } = pgConversationTables(table);
   const e = `${s}.${quoteIdentifier(entries, 'table name')}`;
   const r = `${s}.${quoteIdentifier(runs, 'table name')}`;
+  const x = `${s}.${quoteIdentifier(executions, 'table name')}`;
   const p = `${s}.${quoteIdentifier(payloads, 'table name')}`;
   return {
+    // `planted` sees the rows stored before the statement: a key held with other content stops
+    // every write of it (a concurrent writer of the same key writes the same content).
     append: `
-      WITH written AS (
+      WITH input AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS i(k, pa, j)),
+      planted AS (
+        SELECT c.key FROM input JOIN ${e} c ON c.key = input.k
+        WHERE c.parent <> input.pa OR c.json <> input.j OR c.run_id <> $4),
+      written AS (
         INSERT INTO ${e} (key, parent, run_id, json)
-        SELECT k, pa, $4, j FROM unnest($1::text[], $2::text[], $3::text[]) AS x(k, pa, j)
-        ON CONFLICT (key) DO NOTHING RETURNING 1)
-      INSERT INTO ${r} AS r (run_id, open, touched_at) VALUES ($4, $5, now())
-      ON CONFLICT (run_id) DO UPDATE SET open = excluded.open, touched_at = excluded.touched_at`,
+        SELECT k, pa, $4, j FROM input WHERE NOT EXISTS (SELECT 1 FROM planted)
+        ON CONFLICT (key) DO NOTHING RETURNING 1),
+      touched AS (
+        INSERT INTO ${x} (run_id, execution, open, touched_at)
+        SELECT $4::text, $5::text, $6::boolean, now() WHERE NOT EXISTS (SELECT 1 FROM planted)
+        ON CONFLICT (run_id, execution) DO UPDATE SET open = excluded.open, touched_at = excluded.touched_at
+        RETURNING 1),
+      ended AS (
+        UPDATE ${x} SET open = false, touched_at = now()
+        WHERE run_id = $4 AND execution = $7 AND open AND NOT EXISTS (SELECT 1 FROM planted) RETURNING 1)
+      SELECT key FROM planted`,
+    // Parent by parent from the head, each entry once (UNION drops a row already reached, so a
+    // cycle planted in the table ends the walk); the caller orders the rows.
     chain: `
-      WITH RECURSIVE chain(key, parent, json, depth) AS (
-        SELECT key, parent, json, 0 FROM ${e} WHERE key = $1
-        UNION ALL
-        SELECT c.key, c.parent, c.json, chain.depth + 1 FROM ${e} c JOIN chain ON c.key = chain.parent)
-      SELECT key, parent, json FROM chain ORDER BY depth DESC`,
+      WITH RECURSIVE chain(key, parent) AS (
+        SELECT key, parent FROM ${e} WHERE key = $1
+        UNION
+        SELECT c.key, c.parent FROM ${e} c JOIN chain ON c.key = chain.parent)
+      SELECT c.key, c.parent, c.json FROM chain JOIN ${e} c ON c.key = chain.key`,
     putPayload: `
       INSERT INTO ${p} (key, data, expires_at) VALUES ($1, $2, now() + $3::float8 ${MS})
       ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at`,
     getPayload: `SELECT data FROM ${p} WHERE key = $1 AND expires_at > now()`,
+    // Entries of runs some execution let go of, and that no execution (nor a 0.3 run row) still holds.
     pruneEntries: `
       DELETE FROM ${e} WHERE key IN (
-        SELECT c.key FROM ${e} c JOIN ${r} USING (run_id) WHERE ${GONE} LIMIT $1)`,
+        SELECT c.key FROM ${e} c
+        WHERE c.run_id IN (SELECT run_id FROM ${x} WHERE ${GONE} UNION SELECT run_id FROM ${r} WHERE ${GONE})
+          AND NOT EXISTS (SELECT 1 FROM ${x} WHERE ${x}.run_id = c.run_id AND NOT (${GONE}))
+          AND NOT EXISTS (SELECT 1 FROM ${r} WHERE ${r}.run_id = c.run_id AND NOT (${GONE}))
+        LIMIT $1)`,
     pruneRuns: `
       DELETE FROM ${r} WHERE run_id IN (
         SELECT run_id FROM ${r} WHERE ${GONE}
           AND NOT EXISTS (SELECT 1 FROM ${e} c WHERE c.run_id = ${r}.run_id) LIMIT $1)`,
+    pruneExecutions: `
+      DELETE FROM ${x} WHERE (run_id, execution) IN (
+        SELECT run_id, execution FROM ${x} WHERE ${GONE}
+          AND NOT EXISTS (SELECT 1 FROM ${e} c WHERE c.run_id = ${x}.run_id) LIMIT $1)`,
     prunePayloads: `
       DELETE FROM ${p} WHERE key IN (
         SELECT key FROM ${p} WHERE expires_at <= now() ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)`,
   };
-}
-
-/** Entries of chain rows. */
-export function pgEntries(rows: readonly unknown[]): ConversationEntry[] {
-  return (rows as Array<{ key: string; parent: string; json: string }>).map(({ key, parent, json }) => ({
-    key,
-    parent,
-    json,
-  }));
 }

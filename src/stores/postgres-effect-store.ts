@@ -1,7 +1,8 @@
 import type { ConversationEntry } from '../conversation/conversation-entry.js';
 import { EffectStoreError } from '../errors/errors.js';
 import { ABANDONED_RUN_MS, type AppendConversationOptions, type ConversationStore } from './conversation-store.js';
-import { pgConversationStatements, pgEntries, type PgConversationStatements } from './postgres-conversation.js';
+import { chainFromRows, plantedEntry } from './conversation-chain.js';
+import { pgConversationStatements, type PgConversationStatements } from './postgres-conversation.js';
 import type { ClaimRequest, ClaimResult, ClaimToken, EffectClaims, EffectRecord } from './effect-store.js';
 import type { EffectRecordInput, FencedResult, IEffectStore } from './effect-store.js';
 import { toRecordColumns } from './effect-row.js';
@@ -163,29 +164,38 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims, Conversa
         if (changes < batch) break;
       }
     }
-    // Runs whose entries are all gone: bookkeeping, not counted.
+    // Executions and 0.3 run rows whose run has no entries left: bookkeeping, not counted.
+    await this.conn.exec(this.conv.pruneExecutions, [PRUNE_BATCH, ...ages]);
     await this.conn.exec(this.conv.pruneRuns, [PRUNE_BATCH, ...ages]);
     return deleted;
   }
 
-  /** Writes the entries the database lacks and marks the run open (or closed), in one statement. */
+  /**
+   * Writes the entries the database lacks and marks the execution open (or closed), in one
+   * statement; refuses (writing nothing) an entry whose key the database holds with other content.
+   */
   async appendConversation(
     runId: string,
     entries: readonly ConversationEntry[],
     options: AppendConversationOptions = {},
   ): Promise<void> {
-    const [keys, parents, jsons] = [
+    const execution = options.execution ?? '';
+    const previous = options.previousExecution;
+    const [planted] = await this.query<{ key: string }>(this.conv.append, [
       entries.map((e) => e.key),
       entries.map((e) => e.parent),
       entries.map((e) => e.json),
-    ];
-    await this.conn.exec(this.conv.append, [keys, parents, jsons, runId, options.close !== true]);
+      runId,
+      execution,
+      options.close !== true,
+      previous === undefined || previous === execution ? null : previous,
+    ]);
+    if (planted !== undefined) throw plantedEntry(runId, planted.key);
   }
 
   /** The conversation ending at `head`, oldest entry first, in one recursive query; `undefined` for an unknown head. */
   async loadConversation(head: string): Promise<ConversationEntry[] | undefined> {
-    const rows = await this.query(this.conv.chain, [head]);
-    return rows.length === 0 ? undefined : pgEntries(rows);
+    return chainFromRows(head, await this.query(this.conv.chain, [head]));
   }
 
   async putPayload(key: string, data: Uint8Array): Promise<void> {

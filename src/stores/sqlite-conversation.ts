@@ -1,19 +1,32 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { ConversationEntry } from '../conversation/conversation-entry.js';
 import { SQLITE_NOW_MS as NOW } from './sqlite-schema.js';
 
-/** Names of the conversation tables next to the effects table `table` (short suffixes: see the PostgreSQL store's name limit). */
-export function conversationTables(table: string): { entries: string; runs: string; payloads: string } {
-  return { entries: `${table}_conv`, runs: `${table}_conv_runs`, payloads: `${table}_payloads` };
+/**
+ * Names of the conversation tables next to the effects table `table` (short suffixes: see the
+ * PostgreSQL store's name limit). `runs` is the one open/closed row per run id of 0.3, kept for
+ * its rows (each counts as execution `''` of its run) and for workers of that version.
+ */
+export function conversationTables(table: string): {
+  entries: string;
+  runs: string;
+  executions: string;
+  payloads: string;
+} {
+  return {
+    entries: `${table}_conv`,
+    runs: `${table}_conv_runs`,
+    executions: `${table}_conv_execs`,
+    payloads: `${table}_payloads`,
+  };
 }
 
 /**
- * Creates the conversation-entry, run and payload tables if missing (inside the caller's
- * `BEGIN IMMEDIATE`). They are new in 0.3 and only ever added to, so an older file gains them
- * on first open and no migration is needed.
+ * Creates the conversation-entry, run, execution and payload tables if missing (inside the
+ * caller's `BEGIN IMMEDIATE`). Tables are only ever added (the execution table after the others),
+ * so an older file gains the new ones on first open and no migration is needed.
  */
 export function ensureSqliteConversationSchema(db: DatabaseSync, table: string): void {
-  const { entries, runs, payloads } = conversationTables(table);
+  const { entries, runs, executions, payloads } = conversationTables(table);
   db.exec(`
     CREATE TABLE IF NOT EXISTS "${entries}" (
       key TEXT NOT NULL PRIMARY KEY,
@@ -27,6 +40,13 @@ export function ensureSqliteConversationSchema(db: DatabaseSync, table: string):
       open INTEGER NOT NULL,
       touched_at INTEGER NOT NULL
     ) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS "${executions}" (
+      run_id TEXT NOT NULL,
+      execution TEXT NOT NULL,
+      open INTEGER NOT NULL,
+      touched_at INTEGER NOT NULL,
+      PRIMARY KEY (run_id, execution)
+    ) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS "${payloads}" (
       key TEXT NOT NULL PRIMARY KEY,
       data BLOB NOT NULL,
@@ -39,57 +59,70 @@ export function ensureSqliteConversationSchema(db: DatabaseSync, table: string):
 /** The prepared statements of the conversation tables. */
 export interface SqliteConversationStatements {
   readonly insertEntry: StatementSync;
-  readonly touchRun: StatementSync;
+  /** A row if the entry stored under `:key` holds `:parent`, `:run` and `:json`. */
+  readonly sameEntry: StatementSync;
+  readonly touchExecution: StatementSync;
+  readonly closeExecution: StatementSync;
   readonly chain: StatementSync;
   readonly putPayload: StatementSync;
   readonly getPayload: StatementSync;
   readonly pruneEntries: StatementSync;
   readonly pruneRuns: StatementSync;
+  readonly pruneExecutions: StatementSync;
   readonly prunePayloads: StatementSync;
 }
 
 export function sqliteConversationStatements(db: DatabaseSync, table: string): SqliteConversationStatements {
-  // A run may go once it closed more than the retention ago, or stayed open past the abandonment horizon.
+  // An execution (or a 0.3 run row) lets go of its run once it closed more than the retention ago,
+  // or stayed open past the abandonment horizon.
   const GONE = `touched_at <= ${NOW} - CASE WHEN open = 1 THEN :abandoned ELSE :retention END`;
-  const { entries, runs, payloads } = conversationTables(table);
+  const { entries, runs, executions, payloads } = conversationTables(table);
   const e = `"${entries}"`;
   const r = `"${runs}"`;
+  const x = `"${executions}"`;
   const p = `"${payloads}"`;
   return {
     insertEntry: db.prepare(
       `INSERT INTO ${e} (key, parent, run_id, json) VALUES (:key, :parent, :run, :json) ON CONFLICT (key) DO NOTHING`,
     ),
-    touchRun: db.prepare(`
-      INSERT INTO ${r} (run_id, open, touched_at) VALUES (:run, :open, ${NOW})
-      ON CONFLICT (run_id) DO UPDATE SET open = excluded.open, touched_at = excluded.touched_at`),
-    // Parent by parent from the head; the chain ends at the first parent that is not stored (the run's root).
+    sameEntry: db.prepare(
+      `SELECT 1 AS same FROM ${e} WHERE key = :key AND parent = :parent AND run_id = :run AND json = :json`,
+    ),
+    touchExecution: db.prepare(`
+      INSERT INTO ${x} (run_id, execution, open, touched_at) VALUES (:run, :execution, :open, ${NOW})
+      ON CONFLICT (run_id, execution) DO UPDATE SET open = excluded.open, touched_at = excluded.touched_at`),
+    closeExecution: db.prepare(
+      `UPDATE ${x} SET open = 0, touched_at = ${NOW} WHERE run_id = :run AND execution = :execution AND open = 1`,
+    ),
+    // Parent by parent from the head, each entry once (UNION drops a row already reached, so a
+    // cycle planted in the table ends the walk); the caller orders the rows.
     chain: db.prepare(`
-      WITH RECURSIVE chain(key, parent, json, depth) AS (
-        SELECT key, parent, json, 0 FROM ${e} WHERE key = :head
-        UNION ALL
-        SELECT c.key, c.parent, c.json, chain.depth + 1 FROM ${e} c JOIN chain ON c.key = chain.parent)
-      SELECT key, parent, json FROM chain ORDER BY depth DESC`),
+      WITH RECURSIVE chain(key, parent) AS (
+        SELECT key, parent FROM ${e} WHERE key = :head
+        UNION
+        SELECT c.key, c.parent FROM ${e} c JOIN chain ON c.key = chain.parent)
+      SELECT c.key, c.parent, c.json FROM chain JOIN ${e} c ON c.key = chain.key`),
     putPayload: db.prepare(`
       INSERT INTO ${p} (key, data, expires_at) VALUES (:key, :data, ${NOW} + :retention)
       ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at`),
     getPayload: db.prepare(`SELECT data FROM ${p} WHERE key = :key AND expires_at > ${NOW}`),
+    // Entries of runs some execution let go of, and that no execution (nor a 0.3 run row) still holds.
     pruneEntries: db.prepare(`
       DELETE FROM ${e} WHERE key IN (
-        SELECT c.key FROM ${e} c JOIN ${r} USING (run_id) WHERE ${GONE} LIMIT :n)`),
+        SELECT c.key FROM ${e} c
+        WHERE c.run_id IN (SELECT run_id FROM ${x} WHERE ${GONE} UNION SELECT run_id FROM ${r} WHERE ${GONE})
+          AND NOT EXISTS (SELECT 1 FROM ${x} WHERE ${x}.run_id = c.run_id AND NOT (${GONE}))
+          AND NOT EXISTS (SELECT 1 FROM ${r} WHERE ${r}.run_id = c.run_id AND NOT (${GONE}))
+        LIMIT :n)`),
     pruneRuns: db.prepare(`
       DELETE FROM ${r} WHERE run_id IN (
         SELECT run_id FROM ${r} WHERE ${GONE}
           AND NOT EXISTS (SELECT 1 FROM ${e} c WHERE c.run_id = ${r}.run_id) LIMIT :n)`),
+    pruneExecutions: db.prepare(`
+      DELETE FROM ${x} WHERE (run_id, execution) IN (
+        SELECT run_id, execution FROM ${x} WHERE ${GONE}
+          AND NOT EXISTS (SELECT 1 FROM ${e} c WHERE c.run_id = ${x}.run_id) LIMIT :n)`),
     prunePayloads: db.prepare(`
       DELETE FROM ${p} WHERE key IN (SELECT key FROM ${p} WHERE expires_at <= ${NOW} ORDER BY expires_at LIMIT :n)`),
   };
-}
-
-/** The entries of a chain query's rows. */
-export function toEntries(rows: readonly unknown[]): ConversationEntry[] {
-  return (rows as Array<{ key: string; parent: string; json: string }>).map(({ key, parent, json }) => ({
-    key,
-    parent,
-    json,
-  }));
 }

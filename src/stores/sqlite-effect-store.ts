@@ -1,7 +1,7 @@
 import type { ConversationEntry } from '../conversation/conversation-entry.js';
 import { EffectStoreError } from '../errors/errors.js';
 import { ABANDONED_RUN_MS, type AppendConversationOptions, type ConversationStore } from './conversation-store.js';
-import { toEntries } from './sqlite-conversation.js';
+import { chainFromRows, plantedEntry } from './conversation-chain.js';
 import type {
   ClaimRequest,
   ClaimResult,
@@ -187,33 +187,43 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims, Conversati
         if (changes < batch) break;
       }
     }
-    // Runs whose entries are all gone: bookkeeping, not counted.
-    await this.conn.run((sql) => sql.conversation.pruneRuns.run({ n: PRUNE_BATCH, ...ages }));
+    // Executions and 0.3 run rows whose run has no entries left: bookkeeping, not counted.
+    await this.conn.run((sql) => {
+      sql.conversation.pruneExecutions.run({ n: PRUNE_BATCH, ...ages });
+      sql.conversation.pruneRuns.run({ n: PRUNE_BATCH, ...ages });
+    });
     return deleted;
   }
 
-  /** Writes the entries the file lacks and marks the run open (or closed), in one transaction. */
+  /**
+   * Writes the entries the file lacks and marks the execution open (or closed), in one
+   * transaction; refuses (writing nothing) an entry whose key the file holds with other content.
+   */
   async appendConversation(
     runId: string,
     entries: readonly ConversationEntry[],
     options: AppendConversationOptions = {},
   ): Promise<void> {
+    const execution = options.execution ?? '';
     await this.conn.run((sql) =>
       this.conn.tx(() => {
+        const c = sql.conversation;
         for (const e of entries) {
-          sql.conversation.insertEntry.run({ key: e.key, parent: e.parent, run: runId, json: e.json });
+          const row = { key: e.key, parent: e.parent, run: runId, json: e.json };
+          if (Number(c.insertEntry.run(row).changes) === 0 && c.sameEntry.get(row) === undefined) {
+            throw plantedEntry(runId, e.key);
+          }
         }
-        sql.conversation.touchRun.run({ run: runId, open: options.close === true ? 0 : 1 });
+        c.touchExecution.run({ run: runId, execution, open: options.close === true ? 0 : 1 });
+        const previous = options.previousExecution;
+        if (previous !== undefined && previous !== execution) c.closeExecution.run({ run: runId, execution: previous });
       }),
     );
   }
 
   /** The conversation ending at `head`, oldest entry first, in one recursive query; `undefined` for an unknown head. */
   async loadConversation(head: string): Promise<ConversationEntry[] | undefined> {
-    return this.conn.run((sql) => {
-      const rows = sql.conversation.chain.all({ head });
-      return rows.length === 0 ? undefined : toEntries(rows);
-    });
+    return this.conn.run((sql) => chainFromRows(head, sql.conversation.chain.all({ head })));
   }
 
   async putPayload(key: string, data: Uint8Array): Promise<void> {

@@ -57,6 +57,8 @@ const EXAMPLES: Record<string, () => Error & { readonly retryable: boolean }> = 
   WorkerHealthError: () => new WorkerHealthError('port in use'),
   ApprovalNotPendingError: () => new ApprovalNotPendingError('not waiting'),
   ConversationEntryMissingError: () => new errors.ConversationEntryMissingError('run-1', 'entry-key'),
+  ConversationEntryCorruptError: () =>
+    new errors.ConversationEntryCorruptError('run-1', 'entry-key', 'its key is not the hash of its content'),
   OffloadedPayloadMissingError: () => new errors.OffloadedPayloadMissingError('payload-key'),
   ApprovalSecretMissingError: () => new ApprovalSecretMissingError('no secret'),
   ModelCallRejectedError: () => new ModelCallRejectedError('refused', 401),

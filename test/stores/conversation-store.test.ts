@@ -2,6 +2,7 @@
 // conformance suite (test/stores/conversation-conformance.ts).
 import { afterAll } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -9,7 +10,13 @@ import { MemoryEffectStore } from '../../src/index.js';
 import type { ManagedEffectStore } from '../../src/stores/index.js';
 import { PostgresEffectStore } from '../../src/stores/postgres.js';
 import { SqliteEffectStore } from '../../src/stores/sqlite.js';
+import { SQLITE_NOW_MS } from '../../src/stores/sqlite-schema.js';
 import { conversationStoreConformance } from './conversation-conformance.js';
+
+/** `statement` with the conformance suite's placeholders filled in. */
+function fill(statement: string, names: Record<'conv' | 'runs' | 'execs' | 'now' | 'true' | 'false', string>): string {
+  return statement.replace(/\$(conv|runs|execs|now|true|false)\b/g, (_, name: keyof typeof names) => names[name]);
+}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -36,6 +43,24 @@ conversationStoreConformance({
   },
   sibling: async (store) => new SqliteEffectStore(sqliteOptions.get(store)!),
   advance: sleep,
+  tamper: async (store, statement) => {
+    const { path, table } = sqliteOptions.get(store)!;
+    const db = new DatabaseSync(path);
+    try {
+      db.exec(
+        fill(statement, {
+          conv: `"${table}_conv"`,
+          runs: `"${table}_conv_runs"`,
+          execs: `"${table}_conv_execs"`,
+          now: SQLITE_NOW_MS,
+          true: '1',
+          false: '0',
+        }),
+      );
+    } finally {
+      db.close();
+    }
+  },
 });
 
 const URL = process.env['CHAMVI_TEST_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -53,6 +78,20 @@ conversationStoreConformance({
   },
   sibling: async (store) => openPg(pgOptions.get(store)!),
   advance: sleep,
+  tamper: async (store, statement) => {
+    const { table } = pgOptions.get(store)!;
+    const admin = new pg.Pool({ connectionString: URL, max: 1 });
+    try {
+      const names = {
+        conv: `${schema}.${table}_conv`,
+        runs: `${schema}.${table}_conv_runs`,
+        execs: `${schema}.${table}_conv_execs`,
+      };
+      await admin.query(fill(statement, { ...names, now: 'now()', true: 'true', false: 'false' }));
+    } finally {
+      await admin.end();
+    }
+  },
 });
 
 afterAll(async () => {

@@ -1,7 +1,8 @@
 // When a run's conversation starts its retention, on the time-skipping server: a run closes its
 // conversation when no model step follows, whether the model answered, the step limit was reached
 // (the agent's or the run's), or a stop condition ended the run. A run left open keeps its entries a
-// year (ABANDONED_RUN_MS) instead of the store's retention.
+// year (ABANDONED_RUN_MS) instead of the store's retention; an execution that continued as new lets
+// go of it when the next one takes over.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundle } from '@temporalio/worker';
@@ -50,7 +51,7 @@ const lookingModel = () =>
  */
 async function retentionOf(
   agent: Agent,
-  runOptions: { maxSteps?: number } = {},
+  runOptions: { maxSteps?: number; continueAsNewAfterSteps?: number } = {},
 ): Promise<{ output: AgentRunOutput; afterRun: boolean; afterRetention: boolean }> {
   let now = Date.now();
   const store = new MemoryEffectStore({ retentionMs: RETENTION_MS, now: () => now });
@@ -111,6 +112,14 @@ describe("a run's conversation starts its retention when no model step follows (
     });
     const { output, afterRun, afterRetention } = await retentionOf(agent);
     expect(output.steps).toHaveLength(1);
+    expect({ afterRun, afterRetention }).toEqual({ afterRun: true, afterRetention: false });
+  }, 60_000);
+
+  it('a run that continued as new after every step is pruned once the retention has passed: each execution let go when the next began', async () => {
+    const agent = defineAgent({ name: 'retention-continued', model: lookingModel(), tools: { lookup } });
+    const { output, afterRun, afterRetention } = await retentionOf(agent, { continueAsNewAfterSteps: 1 });
+    expect(output.text).toBe('Issue 1 is open.');
+    expect(output.steps).toHaveLength(4);
     expect({ afterRun, afterRetention }).toEqual({ afterRun: true, afterRetention: false });
   }, 60_000);
 });
