@@ -11,6 +11,7 @@ import { conversationStoreOf } from './conversation-store-of.js';
 import { ConversationLog } from '../src/conversation/conversation-log.js';
 import type { ConversationStore } from '../src/stores/conversation-store.js';
 import type { RunStreamStore } from '../src/stream/run-stream-store.js';
+import { abortGraceOption } from '../src/effects/lease-keeper.js';
 
 export { AgentRegistry, type AgentEntry, type AgentRegistration } from './agent-registry.js';
 export { APPROVAL_SECRET_ENV } from './approval-activities.js';
@@ -28,6 +29,8 @@ export interface ChamviActivitiesOptions {
    * tool's `execute` still runs, in ms. Default 120 000. Until then a retry on another worker waits
    * and finds the record; past it the claim is released with a warning, and a retry may apply the
    * effect again (an `execute` that ignores its abort signal past this bound is not protected).
+   * A whole number from 0 to 2^31 - 1; anything else (`NaN`, -1, `Infinity`) is refused with
+   * `InvalidOptionError` when the activities (the plugin, the worker) are created.
    */
   readonly abortGraceMs?: number;
   /**
@@ -60,6 +63,7 @@ export interface ChamviActivitiesOptions {
  * (the worker factory and plugin do it for you).
  */
 export function createChamviActivities(options: ChamviActivitiesOptions): ChamviActivities {
+  const abortGraceMs = abortGraceOption('Worker', options.abortGraceMs);
   // One log per worker: its cache spares the store reads of the runs this worker ran last.
   const conversations = new ConversationLog(conversationStoreOf(options).store);
   const registry = new AgentRegistry(options.agents, options.approvalSecret, conversations);
@@ -67,7 +71,7 @@ export function createChamviActivities(options: ChamviActivitiesOptions): Chamvi
   return {
     [ACTIVITY_NAMES.modelStep]: createModelStepActivity(registry, conversations, options.stream),
     [ACTIVITY_NAMES.effectCall]: createEffectCallActivity(registry, options.store, {
-      ...(options.abortGraceMs !== undefined ? { abortGraceMs: options.abortGraceMs } : {}),
+      abortGraceMs,
       ...(options.offloadsLargePayloads !== undefined ? { offloadsLargePayloads: options.offloadsLargePayloads } : {}),
     }),
     [ACTIVITY_NAMES.toolCall]: createToolCallActivity(registry),

@@ -43,8 +43,10 @@ export async function callModel(
  * The model call of a step with `streamText`, writing its text, reasoning and tool-call deltas to
  * the run stream as they arrive (under this activity's attempt, so a retry's text replaces the
  * failed attempt's), and returning what `generateText` would have: the step's result is the same
- * with or without a stream. A provider error in the stream is thrown as it came (the caller maps
- * it as it maps `generateText`'s); an aborted call throws the signal's reason.
+ * with or without a stream, and the stream adds at most `STREAM_CLOSE_BUDGET_MS` (500 ms) to the
+ * step (what the store has not taken by then is dropped, with one warning in the activity's log).
+ * A provider error in the stream is thrown as it came (the caller maps it as it maps
+ * `generateText`'s); an aborted call throws the signal's reason.
  */
 export async function streamModelCall(
   settings: CallSettings,

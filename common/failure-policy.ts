@@ -117,6 +117,8 @@ export const FAILURE_CATALOGUE = {
   ApprovalSecretMissingError: { retried: false, then: 'caller' },
   /** Raised by workflow code: an approval decision whose token does not verify, or a call decided already. */
   ApprovalRefusedError: { retried: false, then: 'caller' },
+  /** An option out of its range where it is given (`abortGraceMs`, `pollMs`, a stream cursor `from`). */
+  InvalidOptionError: { retried: false, then: 'caller' },
 } as const satisfies Record<string, FailurePolicy>;
 
 /** A failure type the catalogue knows. */

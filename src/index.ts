@@ -26,6 +26,7 @@ export {
   InvalidEffectKeyError,
   InvalidEffectStoreSpecError,
   InvalidEffectToolError,
+  InvalidOptionError,
   InvalidToolContextError,
   InvalidToolInputError,
   LegacyContextFieldError,

@@ -36,6 +36,8 @@ export interface ChamviPluginOptions extends ChamviActivitiesOptions {
  * ```ts
  * const worker = await Worker.create({ connection, taskQueue, plugins: [chamviPlugin({ agents: [responder], store })] });
  * ```
+ *
+ * @throws InvalidOptionError for an `abortGraceMs` that is not a whole number of ms from 0 to 2^31 - 1.
  */
 export function chamviPlugin(options: ChamviPluginOptions): SimplePlugin {
   const conversations = conversationStoreOf(options);

@@ -19,7 +19,7 @@ import type { EffectCallReport, EffectLogger, EffectOutcome } from './effect-rep
 import { recordedResult, runExecute, unserializableReason } from './effect-result.js';
 import { consoleEffectLogger } from './effect-report.js';
 import { inFlightCalls } from './in-flight.js';
-import { DEFAULT_ABORT_GRACE_MS, keepLease } from './lease-keeper.js';
+import { abortGraceOption, keepLease } from './lease-keeper.js';
 import { describeError, storeFailure } from './store-failure.js';
 
 /** Where and how one effect call runs. Only `store` is required. */
@@ -43,8 +43,10 @@ export interface EffectEnv {
   readonly busyWaitMs?: number;
   /**
    * How long the claim stays held after the call's signal aborted while `execute` is still running,
-   * in ms. Default 120 000 ({@link DEFAULT_ABORT_GRACE_MS}). Until then a retry elsewhere waits and
+   * in ms. Default 120 000 (`DEFAULT_ABORT_GRACE_MS`). Until then a retry elsewhere waits and
    * finds the record; past it the claim is released with a warning and a retry may apply again.
+   * A whole number from 0 to 2^31 - 1, else the call fails with `InvalidOptionError` before
+   * anything is read or written.
    */
   readonly abortGraceMs?: number;
   /** Called when the result could not be recorded after the effect (the call still succeeds). */
@@ -153,6 +155,7 @@ async function runProtocol(
   onChunk: ((chunk: unknown) => void) | undefined,
 ): Promise<EffectResolution> {
   const { store } = env;
+  const abortGraceMs = abortGraceOption('applyEffect', env.abortGraceMs);
   const claims = hasClaims(store) ? store : undefined;
   const logger = env.logger ?? consoleEffectLogger;
   const attempt = env.attempt ?? 1;
@@ -207,10 +210,7 @@ async function runProtocol(
   let origin: 'executed' | 'reconciled' = 'executed';
   let result: unknown;
   // The lease is renewed from the claim until the effect returns, so a slow alreadyApplied keeps it too.
-  const kept =
-    lease === undefined
-      ? undefined
-      : keepLease(lease, call.ctx.run.signal, env.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS, logger);
+  const kept = lease === undefined ? undefined : keepLease(lease, call.ctx.run.signal, abortGraceMs, logger);
   let finishedElsewhere: EffectRecord | undefined;
   try {
     const remote =

@@ -1,6 +1,7 @@
 import { monotonicNow, type Lease } from './effect-lease.js';
 import type { EffectLogger } from './effect-report.js';
 import { describeError } from './store-failure.js';
+import { MAX_TIMEOUT_MS, wholeOption } from '../stores/store-options.js';
 
 /**
  * Default time a claim stays held after the attempt's signal aborted (cancellation, a timeout)
@@ -8,6 +9,23 @@ import { describeError } from './store-failure.js';
  * released with a warning, so a hung `execute` cannot block its key forever.
  */
 export const DEFAULT_ABORT_GRACE_MS = 120_000;
+
+/**
+ * Accepted `abortGraceMs`: a whole number of ms from 0 (the claim is released at the first tick
+ * after the abort) to 2^31 - 1 (about 24.8 days, the longest delay Node's timers accept).
+ */
+export const ABORT_GRACE_RANGE = { min: 0, max: MAX_TIMEOUT_MS } as const;
+
+/**
+ * An `abortGraceMs` option as `owner` was given it: the value, or {@link DEFAULT_ABORT_GRACE_MS}
+ * when absent. `NaN` would switch the bound off (no time is ever `>= NaN` past the abort), so it is
+ * refused with the rest of what is outside {@link ABORT_GRACE_RANGE}.
+ *
+ * @throws InvalidOptionError naming the option, the value and the range.
+ */
+export function abortGraceOption(owner: string, value: unknown): number {
+  return wholeOption(owner, 'abortGraceMs', value, DEFAULT_ABORT_GRACE_MS, ABORT_GRACE_RANGE);
+}
 
 class Kept implements KeptLease {
   /** When the renewal still unanswered was sent, on the monotonic clock. */

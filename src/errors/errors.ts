@@ -269,6 +269,17 @@ export class InvalidEffectStoreSpecError extends ChamviError {
   readonly retryable = false;
 }
 
+/**
+ * An option of a worker, its activities or a stream reader is outside its accepted range (an
+ * `abortGraceMs` of `NaN`, a `pollMs` of 0, a stream cursor that is no cursor). The message names
+ * the option, the value and the range. Thrown where the option is given, before anything starts.
+ * Not retryable: the same option is refused again.
+ */
+export class InvalidOptionError extends ChamviError {
+  static override readonly errorName = 'InvalidOptionError';
+  readonly retryable = false;
+}
+
 /** A run named an agent that no worker registered. Not retryable. */
 export class UnknownAgentError extends ChamviError {
   static override readonly errorName = 'UnknownAgentError';

@@ -1,4 +1,4 @@
-import { InvalidClaimRequestError, InvalidEffectStoreSpecError } from '../errors/errors.js';
+import { InvalidClaimRequestError, InvalidEffectStoreSpecError, InvalidOptionError } from '../errors/errors.js';
 
 /**
  * Longest lease a claim may ask for, in ms: 2^31 - 1 (about 24.8 days), the longest delay Node's
@@ -18,7 +18,7 @@ export const MAX_RETENTION_MS = 100 * 365.25 * 24 * 60 * 60 * 1000;
 export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /** An accepted range of a whole number of milliseconds, inclusive. */
-interface MsRange {
+export interface MsRange {
   readonly min: number;
   readonly max: number;
 }
@@ -48,6 +48,29 @@ export function msOption(store: string, name: string, value: unknown, fallback: 
   if (inRange(value, range)) return value;
   throw new InvalidEffectStoreSpecError(
     `${store} option ${name} is ${shown(value)}; use a whole number of milliseconds from ${range.min} to ${range.max}.`,
+  );
+}
+
+/**
+ * An option of something that is not a store (`abortGraceMs` of the activities, `pollMs` of a
+ * stream reader, a stream cursor), or `fallback` when absent: a whole number within `range`, of
+ * `unit` (default milliseconds; `''` for a plain number), with a `hint` of where good values come from.
+ *
+ * @throws InvalidOptionError naming the option, the value and the accepted range.
+ */
+export function wholeOption(
+  owner: string,
+  name: string,
+  value: unknown,
+  fallback: number,
+  range: MsRange,
+  { unit = 'milliseconds', hint }: { readonly unit?: string; readonly hint?: string } = {},
+): number {
+  if (value === undefined) return fallback;
+  if (inRange(value, range)) return value;
+  const of = unit === '' ? '' : ` of ${unit}`;
+  throw new InvalidOptionError(
+    `${owner} option ${name} is ${shown(value)}; use a whole number${of} from ${range.min} to ${range.max}${hint === undefined ? '' : ` (${hint})`}.`,
   );
 }
 

@@ -1,5 +1,10 @@
+import { MAX_TIMEOUT_MS, wholeOption } from '../stores/store-options.js';
 import type { RunStreamBatch, RunStreamStore } from './run-stream-store.js';
+import { streamCursorOption } from './stream-cursor.js';
 import { linkedSignal } from './wait.js';
+
+/** Accepted `checkEveryMs` of {@link readRunStream}: 10 ms to 2^31 - 1 ms (the longest delay Node's timers accept). */
+export const CHECK_EVERY_RANGE = { min: 10, max: MAX_TIMEOUT_MS } as const;
 
 /** What {@link readRunStream} takes. */
 export interface ReadRunStreamOptions {
@@ -7,7 +12,10 @@ export interface ReadRunStreamOptions {
   readonly store: RunStreamStore;
   /** The run (`ctx.run.runId`, the `runId` of `startAgentRun`'s progress and result). */
   readonly runId: string;
-  /** Start after this cursor (a batch's `cursor` you already have). Default 0: from the start. */
+  /**
+   * Start after this cursor (a batch's `cursor` you already have): a whole number from 0 to
+   * `Number.MAX_SAFE_INTEGER`. Default 0: from the start.
+   */
   readonly from?: number;
   /** Stops following (the iterator ends) when it aborts. */
   readonly signal?: AbortSignal;
@@ -16,7 +24,7 @@ export interface ReadRunStreamOptions {
    * what is stored has been read. Default: never (follow until `signal` aborts).
    */
   readonly until?: () => boolean | Promise<boolean>;
-  /** The longest idle wait before `until` is asked again, in ms. Default 1000. */
+  /** The longest idle wait before `until` is asked again, in ms: 10 to 2^31 - 1. Default 1000. */
   readonly checkEveryMs?: number;
 }
 
@@ -26,10 +34,23 @@ export interface ReadRunStreamOptions {
  * from the last cursor you handled resumes exactly where you were, in this process or another.
  * Batches are raw: a retried step's attempts are all there (see `RunStreamUIState` for the
  * view that replaces them).
+ *
+ * @throws InvalidOptionError at once (before anything is read) for a `from` that is no cursor
+ * (`NaN`, -1, `"abc"`, 1.5) or a `checkEveryMs` out of its range.
  */
-export async function* readRunStream(options: ReadRunStreamOptions): AsyncGenerator<RunStreamBatch, void, undefined> {
+export function readRunStream(options: ReadRunStreamOptions): AsyncGenerator<RunStreamBatch, void, undefined> {
+  const from = streamCursorOption('readRunStream', options.from);
+  const every = wholeOption('readRunStream', 'checkEveryMs', options.checkEveryMs, 1000, CHECK_EVERY_RANGE);
+  return follow(options, from, every);
+}
+
+async function* follow(
+  options: ReadRunStreamOptions,
+  from: number,
+  every: number,
+): AsyncGenerator<RunStreamBatch, void, undefined> {
   const { store, runId, signal } = options;
-  let cursor = options.from ?? 0;
+  let cursor = from;
   let finishing = false;
   while (signal?.aborted !== true) {
     const batches = await store.read(runId, cursor);
@@ -44,7 +65,6 @@ export async function* readRunStream(options: ReadRunStreamOptions): AsyncGenera
       finishing = true;
       continue;
     }
-    const every = options.checkEveryMs ?? 1000;
     const wake = linkedSignal([signal], every);
     try {
       await store.waitForAppend(runId, cursor, wake.signal);

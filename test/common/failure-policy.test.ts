@@ -50,6 +50,7 @@ const EXAMPLES: Record<string, () => Error & { readonly retryable: boolean }> = 
   EffectKeyMismatchError: () => new errors.EffectKeyMismatchError('t', 'a', 'b'),
   UnsupportedJsonValueError: () => new errors.UnsupportedJsonValueError('$.n', 'NaN', 'NaN at $.n'),
   InvalidClaimRequestError: () => new errors.InvalidClaimRequestError('leaseMs is NaN'),
+  InvalidOptionError: () => new errors.InvalidOptionError('pollMs is 0'),
   EffectKeyNotStorableError: () => new errors.EffectKeyNotStorableError('NUL in the key'),
   EffectStoreOpenError: () => new errors.EffectStoreOpenError('cannot open /x'),
   MissingPeerDependencyError: () => new errors.MissingPeerDependencyError('pg', 'The PostgreSQL store'),

@@ -1,4 +1,3 @@
-import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { z } from 'zod';
@@ -15,14 +14,13 @@ import {
   DEFAULT_PG_STATEMENT_TIMEOUT_MS,
   PostgresEffectStore,
 } from '../../src/stores/postgres.js';
+import { stallingProxy as stallingProxyTo, type StallingProxy } from '../fixtures/stalling-proxy.js';
 
 // A PostgreSQL connection that stops answering, for real: a TCP proxy in front of the server that
-// can be told to drop every byte in both directions while keeping the sockets open (a black hole,
-// as a dead peer or a stalled middlebox looks to the client). And a statement stuck on the server:
-// a row lock held by another transaction.
+// drops every byte while keeping the sockets open (test/fixtures/stalling-proxy.ts). And a
+// statement stuck on the server: a row lock held by another transaction.
 
 const PG_URL = process.env['CHAMVI_TEST_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
-const upstream = new URL(PG_URL);
 const schema = `chamvi_timeouts_${process.pid}`;
 const admin = new pg.Pool({ connectionString: PG_URL, max: 2 });
 let tables = 0;
@@ -37,56 +35,10 @@ afterEach(async () => {
   [unblock, stores] = [[], []];
 });
 
-interface StallingProxy {
-  /** The PostgreSQL URL through the proxy. */
-  readonly url: string;
-  /** From now on, bytes in either direction are dropped; connections stay open. */
-  stall(): void;
-  /** Forward again (connections that lost bytes while stalled are out of step for good). */
-  resume(): void;
-  close(): Promise<void>;
-}
-
 async function stallingProxy(): Promise<StallingProxy> {
-  let stalled = false;
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    const server = connect(Number(upstream.port || 5432), upstream.hostname);
-    for (const s of [client, server]) {
-      sockets.add(s);
-      s.on('error', () => undefined);
-      s.on('close', () => {
-        client.destroy();
-        server.destroy();
-      });
-    }
-    client.on('data', (bytes) => {
-      if (!stalled) server.write(bytes);
-    });
-    server.on('data', (bytes) => {
-      if (!stalled) client.write(bytes);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const close = async () => {
-    for (const s of sockets) s.destroy();
-    await new Promise((resolve) => server.close(resolve));
-  };
-  unblock.push(close);
-  const url = new URL(PG_URL);
-  url.hostname = '127.0.0.1';
-  url.port = String(port);
-  return {
-    url: url.toString(),
-    stall: () => {
-      stalled = true;
-    },
-    resume: () => {
-      stalled = false;
-    },
-    close,
-  };
+  const proxy = await stallingProxyTo(PG_URL);
+  unblock.push(() => proxy.close());
+  return proxy;
 }
 
 function countedCall(store: IEffectStore & { close(): Promise<void> }) {

@@ -2,7 +2,8 @@
 // context, against real AI SDK parts (@ai-sdk/openai on a local stand-in of its API, the demo's
 // scripted model): it returns what generateText returns, a provider's 401 maps to the same
 // non-retryable ModelCallRejectedError, a store that refuses every write changes nothing of the
-// result, and a batch carries the writer's ref only (not the step's input with its conversation).
+// result, one that never answers holds the step at most STREAM_CLOSE_BUDGET_MS with one warning in
+// the activity's log, and a batch carries the writer's ref only (not the step's input with its conversation).
 import { describe, expect, it } from '@jest/globals';
 import { createOpenAI } from '@ai-sdk/openai';
 import { MockActivityEnvironment } from '@temporalio/testing';
@@ -13,6 +14,7 @@ import { modelCallFailure } from '../../activities/model-call-error.js';
 import { scriptedModel } from '../../demo/scripted-model.js';
 import { MemoryRunStreamStore } from '../../src/stream/memory-run-stream.js';
 import type { RunStreamStore } from '../../src/stream/run-stream-store.js';
+import { STREAM_CLOSE_BUDGET_MS } from '../../src/stream/run-stream-writer.js';
 import { startProviderApi } from '../operations/fixtures/provider-api.js';
 
 const messages: ModelMessage[] = [{ role: 'user', content: 'Hello?' }];
@@ -68,6 +70,42 @@ describe('the streaming model call of a step', () => {
     expect(store.tries).toBeGreaterThan(0);
     expect(streamed).toEqual(await outcome(scriptedModel(script)));
   });
+
+  it("costs at most STREAM_CLOSE_BUDGET_MS and one warning in the activity's log when the store never answers", async () => {
+    const script = [{ text: 'Answered without the stream.' }];
+    const store = Object.assign(new MemoryRunStreamStore(), { tries: 0 });
+    store.append = () => {
+      store.tries++;
+      return new Promise<number>(() => undefined);
+    };
+    const warnings: string[] = [];
+    const logger = {
+      log: (level: string, message: string) => void (level === 'WARN' && warnings.push(message)),
+      trace: () => undefined,
+      debug: () => undefined,
+      info: () => undefined,
+      warn: (message: string) => void warnings.push(message),
+      error: () => undefined,
+    };
+    const env = new MockActivityEnvironment({ attempt: 1 }, { logger });
+    const started = performance.now();
+    const r: ModelCallOutcome = await env.run(() =>
+      callModel(settings(scriptedModel(script)), store, { runId: 'run-3', step: 0 }),
+    );
+    const ms = performance.now() - started;
+    expect(ms).toBeLessThan(STREAM_CLOSE_BUDGET_MS + 400);
+    expect(store.tries).toBe(1);
+    expect(warnings).toEqual([
+      expect.stringContaining('run stream of run run-3, step 0, attempt 1: the store did not take'),
+    ]);
+    const plain = await outcome(scriptedModel(script));
+    expect({
+      text: r.text,
+      finishReason: r.finishReason,
+      toolCalls: r.toolCalls,
+      messages: r.response.messages,
+    }).toEqual(plain);
+  }, 10_000);
 
   it("maps a provider's 401 to the non-retryable ModelCallRejectedError, as without a stream", async () => {
     const api = await startProviderApi([{ status: 401, message: 'Incorrect API key provided: sk-test.' }]);

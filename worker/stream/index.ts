@@ -22,10 +22,15 @@ export {
 export { createRunStreamStore, type CreateRunStreamStoreOptions } from '../../src/stream/create-run-stream-store.js';
 export { readRunStream, type ReadRunStreamOptions } from '../../src/stream/read-run-stream.js';
 export { RunStreamUIState } from '../../src/stream/ui-chunks.js';
-export { RunStreamWriter, type RunStreamWriteProblem } from '../../src/stream/run-stream-writer.js';
+export {
+  RunStreamWriter,
+  STREAM_CLOSE_BUDGET_MS,
+  type RunStreamWriteProblem,
+} from '../../src/stream/run-stream-writer.js';
 export {
   runUIMessageStream,
   RUN_STREAM_STOPPED,
+  DEFAULT_RUN_POLL_MS,
   type RunUIMessageStreamOptions,
   type ChamviCursorChunk,
 } from './run-ui-message-stream.js';

@@ -1,6 +1,8 @@
 import type { Client } from '@temporalio/client';
 import type { UIMessageChunk } from 'ai';
-import type { RunStreamStore } from '../../src/stream/run-stream-store.js';
+import { MAX_TIMEOUT_MS, wholeOption } from '../../src/stores/store-options.js';
+import { DEFAULT_STREAM_READ_LIMIT, type RunStreamStore } from '../../src/stream/run-stream-store.js';
+import { streamCursorOption } from '../../src/stream/stream-cursor.js';
 import { RunStreamUIState } from '../../src/stream/ui-chunks.js';
 import { linkedSignal } from '../../src/stream/wait.js';
 import { RunProgressParts } from './run-progress-parts.js';
@@ -24,6 +26,9 @@ export interface RunUIMessageStreamOptions {
    * Resume after this cursor: the value of the last `data-chamvi-cursor` part you handled. No
    * `start` chunk and nothing at or before the cursor is sent again; what follows continues the
    * parts you have. Default: from the start (a full replay, which is what `useChat`'s `resume` wants).
+   * A cursor is a whole number from 0 to `Number.MAX_SAFE_INTEGER`; anything else (`NaN`, -1,
+   * `"abc"`, a page's forgery) sends only an `error` chunk ({@link RUN_STREAM_STOPPED}, naming the
+   * option), never a replay.
    */
   readonly from?: number;
   /** The `start` chunk's message id. Default `chamvi-<run id>`. */
@@ -32,12 +37,22 @@ export interface RunUIMessageStreamOptions {
   readonly signal?: AbortSignal;
   /**
    * How often the run's status, effect outcomes and pending approvals are asked while it runs, in
-   * ms (a describe call and two queries). Default 1000. Text does not wait for it: it follows the store.
+   * ms (a describe call and two queries): a whole number from 100 to 2^31 - 1. Default
+   * {@link DEFAULT_RUN_POLL_MS}. Text does not wait for it: it follows the store.
    */
   readonly pollMs?: number;
   /** Send `data-chamvi-effect` and `data-chamvi-approval` parts. Default `true`. */
   readonly progressParts?: boolean;
 }
+
+/** Default `pollMs` of {@link runUIMessageStream}: the run's status is asked once a second. */
+export const DEFAULT_RUN_POLL_MS = 1000;
+
+/**
+ * Accepted `pollMs` of {@link runUIMessageStream}: 100 ms (each poll is a describe call and two
+ * queries to the Temporal server, per reader) to 2^31 - 1 ms (the longest delay Node's timers accept).
+ */
+export const RUN_POLL_RANGE = { min: 100, max: MAX_TIMEOUT_MS } as const;
 
 /** How the `errorText` of the `error` chunk begins when the stream could not follow the run (the run may go on). */
 export const RUN_STREAM_STOPPED = 'The run stream stopped: ';
@@ -59,15 +74,19 @@ export type ChamviCursorChunk = { type: 'data-chamvi-cursor'; data: { cursor: nu
  * the run cannot be followed (no such workflow, the Temporal server or the store unreachable),
  * the stream ends with an `error` chunk whose text begins with {@link RUN_STREAM_STOPPED}; it
  * never errors.
+ *
+ * @throws InvalidOptionError for a `pollMs` that is not a whole number from 100 to 2^31 - 1, before
+ * anything is asked.
  */
 export function runUIMessageStream(options: RunUIMessageStreamOptions): ReadableStream<UIMessageChunk> {
+  const pollMs = wholeOption('runUIMessageStream', 'pollMs', options.pollMs, DEFAULT_RUN_POLL_MS, RUN_POLL_RANGE);
   const stop = new AbortController();
   const signal = options.signal === undefined ? stop.signal : linkedSignal([options.signal, stop.signal]).signal;
   return new ReadableStream<UIMessageChunk>({
     start(controller) {
       // After a cancel the controller is closed: nothing more may be enqueued, closed or errored.
       const open = (): boolean => !stop.signal.aborted;
-      follow(options, signal, (chunk) => {
+      follow(options, pollMs, signal, (chunk) => {
         if (open()) controller.enqueue(chunk);
       }).then(
         () => {
@@ -92,13 +111,16 @@ export function runUIMessageStream(options: RunUIMessageStreamOptions): Readable
 
 async function follow(
   options: RunUIMessageStreamOptions,
+  pollMs: number,
   signal: AbortSignal,
   emit: (chunk: UIMessageChunk) => void,
 ): Promise<void> {
+  // Checked before the server is asked anything: a cursor comes from the page.
+  const from = options.from === undefined ? undefined : streamCursorOption('runUIMessageStream', options.from);
   // Aborted when the stream ends, however it ends: no Temporal call outlives it.
   const ending = linkedSignal([signal]);
   try {
-    await followRun(options, ending.signal, emit);
+    await followRun(options, from, pollMs, ending.signal, emit);
   } finally {
     ending.abort();
   }
@@ -106,24 +128,30 @@ async function follow(
 
 async function followRun(
   options: RunUIMessageStreamOptions,
+  from: number | undefined,
+  pollMs: number,
   signal: AbortSignal,
   emit: (chunk: UIMessageChunk) => void,
 ): Promise<void> {
   const { client, workflowId, stream } = options;
-  const pollMs = options.pollMs ?? 1000;
   const progress = new RunProgressParts(client, workflowId, signal);
   const withProgress = options.progressParts !== false;
   const { runId, chain } = await resolveRunId(client, workflowId, progress, options.runId);
   const ui = new RunStreamUIState();
   let cursor = 0;
-  if (options.from !== undefined) {
+  if (from !== undefined) {
     // Rebuilt silently up to the cursor, so what follows continues the parts the page has.
-    while (cursor < options.from) {
-      const batches = await stream.read(runId, cursor, Math.min(500, options.from - cursor));
+    rebuild: while (cursor < from) {
+      const batches = await stream.read(runId, cursor, Math.min(DEFAULT_STREAM_READ_LIMIT, from - cursor));
       if (batches.length === 0) break;
-      for (const batch of batches) ui.batch(batch);
-      cursor = batches.at(-1)?.cursor ?? cursor;
+      for (const batch of batches) {
+        // Past a gap (pruned batches) a page's worth overshoots: what follows the cursor is sent, not absorbed.
+        if (batch.cursor > from) break rebuild;
+        ui.batch(batch);
+        cursor = batch.cursor;
+      }
     }
+    cursor = from;
   } else {
     emit({ type: 'start', messageId: options.messageId ?? `chamvi-${runId}` });
   }
