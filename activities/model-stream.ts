@@ -16,6 +16,9 @@ export interface ModelCallOutcome {
   readonly output: unknown;
 }
 
+/** The step a streamed model call writes for (the step's input has these fields). */
+type StreamStepRef = { readonly runId: string; readonly step: number; readonly firstExecutionRunId?: string };
+
 /**
  * The step's model call: `generateText` without a stream (as before streaming existed), else
  * {@link streamModelCall}. Same settings, same outcome.
@@ -23,7 +26,7 @@ export interface ModelCallOutcome {
 export async function callModel(
   settings: CallSettings,
   stream: RunStreamStore | undefined,
-  ref: { readonly runId: string; readonly step: number },
+  ref: StreamStepRef,
 ): Promise<ModelCallOutcome> {
   if (stream !== undefined) return streamModelCall(settings, stream, ref);
   const result = await generateText(settings as Parameters<typeof generateText<ToolSet>>[0]);
@@ -51,7 +54,7 @@ export async function callModel(
 export async function streamModelCall(
   settings: CallSettings,
   store: RunStreamStore,
-  ref: { readonly runId: string; readonly step: number },
+  ref: StreamStepRef,
 ): Promise<ModelCallOutcome> {
   const context = Context.current();
   const writer = new RunStreamWriter(
@@ -59,6 +62,9 @@ export async function streamModelCall(
     // Named one by one: `ref` is the step's input (with its conversation), which no batch should carry.
     {
       runId: ref.runId,
+      workflowId: context.info.workflowExecution?.workflowId ?? '',
+      // Absent: a workflow of an earlier version, or a run id that is the first execution run id.
+      firstExecutionRunId: ref.firstExecutionRunId ?? ref.runId,
       step: ref.step,
       attempt: context.info.attempt,
       execution: context.info.workflowExecution?.runId ?? '',

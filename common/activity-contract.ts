@@ -35,6 +35,11 @@ export interface ModelStepInput extends RunRef {
    * the conversation store that it no longer holds the run's entries.
    */
   readonly continuedFrom?: string;
+  /**
+   * The workflow's first execution run id, when it differs from `runId` (a custom run id): with the
+   * run id and the workflow id, the key of the run's stream. Absent: it is `runId`.
+   */
+  readonly firstExecutionRunId?: string;
 }
 
 /** A valid tool call of a step, planned by the model-step activity (which knows the tools). */

@@ -119,6 +119,8 @@ export const FAILURE_CATALOGUE = {
   ApprovalRefusedError: { retried: false, then: 'caller' },
   /** An option out of its range where it is given (`abortGraceMs`, `pollMs`, a stream cursor `from`). */
   InvalidOptionError: { retried: false, then: 'caller' },
+  /** A run stream store used after its `close()` (a reader or writer that outlived it). */
+  RunStreamClosedError: { retried: false, then: 'caller' },
 } as const satisfies Record<string, FailurePolicy>;
 
 /** A failure type the catalogue knows. */

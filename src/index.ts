@@ -32,6 +32,7 @@ export {
   LegacyContextFieldError,
   MissingPeerDependencyError,
   RemoteRefContendedError,
+  RunStreamClosedError,
   ToolNotAllowedError,
   UnknownAgentError,
   UnknownToolError,

@@ -164,6 +164,10 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
       ...conversation.modelStepInput(),
       ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
       ...(continuedFrom !== undefined ? { continuedFrom } : {}),
+      // The run stream's key; only when the run id does not say it already (no bytes added to a default run's history).
+      ...(run.runId !== workflowInfo().firstExecutionRunId
+        ? { firstExecutionRunId: workflowInfo().firstExecutionRunId }
+        : {}),
     });
     // The agent's stopWhen (evaluated in the model step, on the steps so far) ended the run before this step.
     if (result.stopped === true) break;

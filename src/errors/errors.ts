@@ -280,6 +280,19 @@ export class InvalidOptionError extends ChamviError {
   readonly retryable = false;
 }
 
+/**
+ * A run stream store was used after its `close()`: a reader or writer outlived the store (a
+ * server shutting down with pages open, a worker that closed its stream). Readers waiting when
+ * it closed were released; nothing was read or written. Not retryable: open a new store.
+ */
+export class RunStreamClosedError extends ChamviError {
+  static override readonly errorName = 'RunStreamClosedError';
+  readonly retryable = false;
+  constructor(store: string) {
+    super(`The ${store} is closed: nothing was read or written. Open a new store; a closed one stays closed.`);
+  }
+}
+
 /** A run named an agent that no worker registered. Not retryable. */
 export class UnknownAgentError extends ChamviError {
   static override readonly errorName = 'UnknownAgentError';

@@ -1,17 +1,23 @@
 import { MAX_TIMEOUT_MS, wholeOption } from '../stores/store-options.js';
-import type { RunStreamBatch, RunStreamStore } from './run-stream-store.js';
+import type { RunStreamBatch, RunStreamKey, RunStreamStore } from './run-stream-store.js';
 import { streamCursorOption } from './stream-cursor.js';
 import { linkedSignal } from './wait.js';
 
 /** Accepted `checkEveryMs` of {@link readRunStream}: 10 ms to 2^31 - 1 ms (the longest delay Node's timers accept). */
 export const CHECK_EVERY_RANGE = { min: 10, max: MAX_TIMEOUT_MS } as const;
 
-/** What {@link readRunStream} takes. */
-export interface ReadRunStreamOptions {
+/**
+ * What {@link readRunStream} takes: the stream's key (the run id, the workflow id, and the first
+ * execution run id of its chain; see {@link RunStreamKey}) and how to follow it.
+ */
+export interface ReadRunStreamOptions extends Omit<RunStreamKey, 'firstExecutionRunId'> {
   /** The store the workers write the run's stream to. */
   readonly store: RunStreamStore;
-  /** The run (`ctx.run.runId`, the `runId` of `startAgentRun`'s progress and result). */
-  readonly runId: string;
+  /**
+   * The first execution run id of the run's workflow chain (`firstExecutionRunId` of the handle
+   * `startAgentRun` returns). Default `runId`: the agent workflow's run id is that id.
+   */
+  readonly firstExecutionRunId?: string;
   /**
    * Start after this cursor (a batch's `cursor` you already have): a whole number from 0 to
    * `Number.MAX_SAFE_INTEGER`. Default 0: from the start.
@@ -49,11 +55,16 @@ async function* follow(
   from: number,
   every: number,
 ): AsyncGenerator<RunStreamBatch, void, undefined> {
-  const { store, runId, signal } = options;
+  const { store, signal } = options;
+  const key = {
+    runId: options.runId,
+    workflowId: options.workflowId,
+    firstExecutionRunId: options.firstExecutionRunId ?? options.runId,
+  };
   let cursor = from;
   let finishing = false;
   while (signal?.aborted !== true) {
-    const batches = await store.read(runId, cursor);
+    const batches = await store.read(key, cursor);
     for (const batch of batches) {
       cursor = batch.cursor;
       yield batch;
@@ -67,7 +78,7 @@ async function* follow(
     }
     const wake = linkedSignal([signal], every);
     try {
-      await store.waitForAppend(runId, cursor, wake.signal);
+      await store.waitForAppend(key, cursor, wake.signal);
     } finally {
       wake.dispose();
     }

@@ -11,10 +11,27 @@ export type RunStreamPart =
   | { readonly type: 'tool-call'; readonly toolCallId: string; readonly toolName: string; readonly input: unknown }
   | { readonly type: 'step-end'; readonly finishReason: string };
 
-/** Who wrote a batch: one attempt of one model step of a run. */
-export interface RunStreamWriterRef {
-  /** The run (`ctx.run.runId`): the stream's key. */
+/**
+ * Which stream: one agent run (`runId`) of one Temporal workflow execution chain. A chain is what
+ * Temporal links under one first execution run id: the executions a workflow id's start leads
+ * to through continue-as-new, workflow retries and resets. Two workflows that share a run id
+ * (a custom `runId`), or a workflow id started again for a new run, write to different streams.
+ */
+export interface RunStreamKey {
+  /** The run (`ctx.run.runId`, the `runId` of the run's result). */
   readonly runId: string;
+  /** The run's Temporal workflow id. */
+  readonly workflowId: string;
+  /**
+   * The first execution run id of the workflow's chain: `workflowInfo().firstExecutionRunId` in
+   * the workflow, `firstRunId` of `describe`, `firstExecutionRunId` of the handle `startAgentRun`
+   * returns. The agent workflow's default run id is this id.
+   */
+  readonly firstExecutionRunId: string;
+}
+
+/** Who wrote a batch: one attempt of one model step of a run, in one execution of its chain. */
+export interface RunStreamWriterRef extends RunStreamKey {
   /** The model step (0-based). */
   readonly step: number;
   /** The Temporal attempt of the step's activity (1 for the first). */
@@ -26,11 +43,13 @@ export interface RunStreamWriterRef {
   readonly execution: string;
 }
 
-/** Parts written together, with their place in the run's stream. */
+/** Parts written together, with their place in their stream. */
 export interface RunStreamBatch extends RunStreamWriterRef {
   /**
-   * Position of the batch in the run's stream: 1, 2, 3, ... without gaps, in the order the
-   * batches were committed. Reading "after" a cursor returns exactly the batches that followed it.
+   * Position of the batch in its stream: 1, 2, 3, ... without gaps, in the order the batches were
+   * committed. Cursors only grow: pruning never gives a later batch a cursor already handed out
+   * (each store keeps a stream's last cursor after its batches are gone). Reading "after" a
+   * cursor returns exactly the batches that followed it.
    */
   readonly cursor: number;
   /** What the batch holds, in the order it was streamed. */
@@ -39,28 +58,34 @@ export interface RunStreamBatch extends RunStreamWriterRef {
 
 /**
  * Where the model steps of agent runs write what they stream, and where readers follow it: an
- * append-only log of batches per run, kept apart from the effect records (its own table), plus a
- * way to wait for the next batch. Implementations: {@link MemoryRunStreamStore} (one process),
+ * append-only log of batches per stream ({@link RunStreamKey}: run id, workflow id, first
+ * execution run id), kept apart from the effect records (its own table), plus a way to wait for
+ * the next batch. Implementations: {@link MemoryRunStreamStore} (one process),
  * `SqliteRunStreamStore` (readers poll), `PostgresRunStreamStore` (readers wake on `LISTEN/NOTIFY`).
  *
  * Retention: a batch is kept `retentionMs` after it was written (default
  * {@link DEFAULT_STREAM_RETENTION_MS}); stores prune on their own, at most once an hour while
- * they are written to, and on {@link RunStreamStore.prune}.
+ * they are written to, and on {@link RunStreamStore.prune}. A stream's last cursor is kept when
+ * its batches are pruned (one small record per stream), so its cursors only grow.
+ *
+ * Closing: {@link RunStreamStore.close} releases every waiting reader at once; afterwards every
+ * method but `close` rejects with `RunStreamClosedError`.
  */
 export interface RunStreamStore {
-  /** Appends one batch to the stream of `ref.runId` and returns its cursor. */
+  /** Appends one batch to the stream of `ref` and returns its cursor. */
   append(ref: RunStreamWriterRef, parts: readonly RunStreamPart[]): Promise<number>;
-  /** The batches of run `runId` after cursor `after` (0: from the start), oldest first, at most `limit`. */
-  read(runId: string, after: number, limit?: number): Promise<RunStreamBatch[]>;
+  /** The batches of stream `key` after cursor `after` (0: from the start), oldest first, at most `limit`. */
+  read(key: RunStreamKey, after: number, limit?: number): Promise<RunStreamBatch[]>;
   /**
-   * Resolves once run `runId` may have a batch after `after`: at once when it has one, else on
+   * Resolves once stream `key` may have a batch after `after`: at once when it has one, else on
    * the next append (a notification) or the store's poll interval, whichever comes first; also
-   * when `signal` aborts. Callers read again: a wake-up is a hint, not a promise of data.
+   * when `signal` aborts or the store is closed. Callers read again: a wake-up is a hint, not a
+   * promise of data.
    */
-  waitForAppend(runId: string, after: number, signal?: AbortSignal): Promise<void>;
-  /** Deletes batches past their retention; returns how many. */
+  waitForAppend(key: RunStreamKey, after: number, signal?: AbortSignal): Promise<void>;
+  /** Deletes batches past their retention (never a stream's last cursor); returns how many. */
   prune(): Promise<number>;
-  /** Releases what the store opened (connections, files). */
+  /** Releases what the store opened (connections, files) and every waiting reader. */
   close(): Promise<void>;
 }
 

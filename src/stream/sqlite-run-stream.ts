@@ -1,41 +1,47 @@
-import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { SQLITE_NOW_MS as NOW } from '../stores/sqlite-schema.js';
+import { RunStreamClosedError } from '../errors/errors.js';
 import {
   DEFAULT_STREAM_READ_LIMIT,
-  DEFAULT_STREAM_RETENTION_MS,
   STREAM_PRUNE_EVERY_MS,
   type RunStreamBatch,
+  type RunStreamKey,
   type RunStreamPart,
   type RunStreamStore,
   type RunStreamWriterRef,
 } from './run-stream-store.js';
+import { streamIdOf, streamKeyOf } from './run-stream-key.js';
+import {
+  MIN_SQLITE_STREAM_POLL_MS,
+  streamPollOption,
+  streamRetentionOption,
+  streamTableOption,
+} from './run-stream-options.js';
+import { RunWaiters } from './run-waiters.js';
+import { prepareSqliteStream, type SqliteStreamStatements as Statements } from './sqlite-stream-sql.js';
 import { abortableWait } from './wait.js';
 
 /** What {@link SqliteRunStreamStore} takes. */
 export interface SqliteRunStreamOptions {
-  /** Table of the stream batches. Default `chamvi_stream` (next to the effect store's tables when the file is shared). */
+  /**
+   * Table of the stream batches (and `<table>_head`, each stream's last cursor). Default
+   * `chamvi_stream` (next to the effect store's tables when the file is shared): 1 to 55 letters,
+   * digits or underscores, not starting with a digit.
+   */
   readonly table?: string;
   /**
-   * How often a waiting reader checks for a new batch, in ms. Default {@link DEFAULT_SQLITE_STREAM_POLL_MS}.
-   * SQLite has no notifications across processes, so a reader in another process polls; each
-   * check is one indexed `MAX(seq)` read.
+   * How often a waiting reader checks for a new batch, in ms: {@link MIN_SQLITE_STREAM_POLL_MS}
+   * (10) to 2^31 - 1. Default {@link DEFAULT_SQLITE_STREAM_POLL_MS}. SQLite has no notifications
+   * across processes, so a reader in another process polls; each check is one indexed `MAX(seq)` read.
    */
   readonly pollMs?: number;
-  /** How long a batch is kept, in ms. Default {@link DEFAULT_STREAM_RETENTION_MS} (7 days). */
+  /** How long a batch is kept, in ms: 1 to 100 years. Default 7 days (`DEFAULT_STREAM_RETENTION_MS`). */
   readonly retentionMs?: number;
 }
 
 /** Default poll interval of SQLite stream readers: 50 ms (about 20 cheap reads a second per waiting reader). */
 export const DEFAULT_SQLITE_STREAM_POLL_MS = 50;
-
-interface Statements {
-  readonly append: StatementSync;
-  readonly read: StatementSync;
-  readonly last: StatementSync;
-  readonly prune: StatementSync;
-}
 
 /**
  * A {@link RunStreamStore} in an SQLite file (it may be the effect store's file: the batches have
@@ -50,54 +56,71 @@ export class SqliteRunStreamStore implements RunStreamStore {
   private readonly pollMs: number;
   private readonly retentionMs: number;
   private lastPrune = 0;
-  /** Readers of this object waiting: an append through it wakes them at once (no poll in one process). */
-  private readonly local = new Set<() => void>();
+  /** Readers of this object waiting, by stream: an append through it wakes them at once (no poll in one process). */
+  private readonly local = new RunWaiters();
   private closed = false;
 
+  /** @throws InvalidEffectStoreSpecError for an option outside its range (named in the message). */
   constructor(
     private readonly path: string,
     options: SqliteRunStreamOptions = {},
   ) {
-    this.table = options.table ?? 'chamvi_stream';
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(this.table)) throw new TypeError(`Invalid stream table name "${this.table}".`);
-    this.pollMs = options.pollMs ?? DEFAULT_SQLITE_STREAM_POLL_MS;
-    this.retentionMs = options.retentionMs ?? DEFAULT_STREAM_RETENTION_MS;
+    const name = 'SqliteRunStreamStore';
+    this.table = streamTableOption(name, options.table, 'A-Za-z');
+    this.pollMs = streamPollOption(
+      name,
+      'pollMs',
+      options.pollMs,
+      DEFAULT_SQLITE_STREAM_POLL_MS,
+      MIN_SQLITE_STREAM_POLL_MS,
+    );
+    this.retentionMs = streamRetentionOption(name, options.retentionMs);
   }
 
   /** {@inheritDoc RunStreamStore.append} */
   async append(ref: RunStreamWriterRef, parts: readonly RunStreamPart[]): Promise<number> {
-    const row = await this.run((sql) =>
-      // One statement: the next cursor is computed and taken under SQLite's write lock, so two
-      // writers of a run (a zombie attempt beside its retry) cannot take the same one.
-      sql.append.get({
-        run: ref.runId,
-        step: ref.step,
-        attempt: ref.attempt,
-        execution: ref.execution,
-        parts: JSON.stringify(parts),
-      }),
-    );
+    const key = keyParams(ref);
+    const json = JSON.stringify(parts);
+    const seq = await this.run((sql, db) => {
+      // The head row and the batch in one transaction, under SQLite's write lock: two writers of a
+      // stream (a zombie attempt beside its retry) cannot take the same cursor, and none is skipped.
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        const { seq } = sql.next.get(key) as { seq: number | bigint };
+        const { step, attempt, execution } = ref;
+        sql.insert.run({ ...key, seq, step, attempt, execution, parts: json });
+        db.exec('COMMIT');
+        return Number(seq);
+      } catch (error) {
+        if (db.isTransaction) db.exec('ROLLBACK');
+        throw error;
+      }
+    });
     if (Date.now() - this.lastPrune > STREAM_PRUNE_EVERY_MS) void this.prune().catch(() => undefined);
-    for (const wake of [...this.local]) wake();
-    return Number((row as { seq: number | bigint }).seq);
+    this.local.wake(streamIdOf(ref));
+    return seq;
   }
 
   /** {@inheritDoc RunStreamStore.read} */
-  async read(runId: string, after: number, limit = DEFAULT_STREAM_READ_LIMIT): Promise<RunStreamBatch[]> {
-    const rows = await this.run((sql) => sql.read.all({ run: runId, after, limit }));
-    return (rows as unknown as Row[]).map((r) => toBatch(runId, r));
+  async read(key: RunStreamKey, after: number, limit = DEFAULT_STREAM_READ_LIMIT): Promise<RunStreamBatch[]> {
+    const params = keyParams(key);
+    const rows = await this.run((sql) => sql.read.all({ ...params, after, limit }));
+    return (rows as unknown as Row[]).map((r) => toBatch(key, r));
   }
 
   /** {@inheritDoc RunStreamStore.waitForAppend} */
-  async waitForAppend(runId: string, after: number, signal?: AbortSignal): Promise<void> {
-    // Closed: the caller reads next and learns it (a closed store would else be reopened by the poll).
+  async waitForAppend(key: RunStreamKey, after: number, signal?: AbortSignal): Promise<void> {
+    if (this.closed) throw new RunStreamClosedError('SQLite run stream store');
+    const params = keyParams(key);
+    const id = streamIdOf(key);
+    // Closed while waiting: released; the caller's next call learns it (a poll would reopen the file).
     while (signal?.aborted !== true && !this.closed) {
-      const last = await this.run((sql) => sql.last.get({ run: runId }));
-      if (Number((last as { seq?: number | bigint | null } | undefined)?.seq ?? 0) > after) return;
-      await abortableWait(signal, this.pollMs, (wake) => {
-        this.local.add(wake);
-        return () => this.local.delete(wake);
+      const last = await this.run((sql) => sql.last.get(params)).catch((error: unknown) => {
+        if (this.closed) return undefined; // closed while the file was busy: released
+        throw error;
       });
+      if (Number((last as { seq?: number | bigint | null } | undefined)?.seq ?? 0) > after) return;
+      await abortableWait(signal, this.pollMs, (wake) => this.local.add(id, wake));
     }
   }
 
@@ -109,21 +132,24 @@ export class SqliteRunStreamStore implements RunStreamStore {
   }
 
   /** {@inheritDoc RunStreamStore.close} */
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.closed = true;
-    for (const wake of [...this.local]) wake(); // released now, not at their next poll
+    this.local.wakeAll(); // released now, not at their next poll
+    // After the released readers ran: closing the file checkpoints its WAL, synchronous I/O
+    // (tens of ms) they must not wait behind. Nothing uses the file meanwhile: every call is refused.
+    await new Promise((done) => setImmediate(done));
     this.db?.close();
     this.db = undefined;
     this.sql = undefined;
-    return Promise.resolve();
   }
 
   /** Runs `op`, retrying asynchronously while another process holds the write lock (up to 5 s). */
-  private async run<T>(op: (sql: Statements) => T): Promise<T> {
+  private async run<T>(op: (sql: Statements, db: DatabaseSync) => T): Promise<T> {
     const deadline = Date.now() + 5000;
     for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
       try {
-        return op(this.open());
+        const sql = this.open();
+        return op(sql, this.db as DatabaseSync);
       } catch (error) {
         const code = (error as { errcode?: unknown }).errcode;
         const busy = typeof code === 'number' && ((code & 0xff) === 5 || (code & 0xff) === 6);
@@ -134,7 +160,7 @@ export class SqliteRunStreamStore implements RunStreamStore {
   }
 
   private open(): Statements {
-    if (this.closed) throw new Error('SqliteRunStreamStore is closed');
+    if (this.closed) throw new RunStreamClosedError('SQLite run stream store');
     if (this.sql !== undefined) return this.sql;
     if (this.path !== ':memory:' && !this.path.startsWith('file:')) {
       mkdirSync(dirname(resolve(this.path)), { recursive: true });
@@ -146,31 +172,7 @@ export class SqliteRunStreamStore implements RunStreamStore {
       db.exec('PRAGMA journal_mode = WAL');
       // NORMAL, not FULL: a batch lost to a power cut costs a re-render, not an effect.
       db.exec('PRAGMA synchronous = NORMAL');
-      const t = `"${this.table}"`;
-      db.exec(`
-        CREATE TABLE IF NOT EXISTS ${t} (
-          run_id TEXT NOT NULL,
-          seq INTEGER NOT NULL,
-          step INTEGER NOT NULL,
-          attempt INTEGER NOT NULL,
-          execution TEXT NOT NULL,
-          parts TEXT NOT NULL,
-          created_at INTEGER NOT NULL,
-          PRIMARY KEY (run_id, seq)
-        ) WITHOUT ROWID;
-        CREATE INDEX IF NOT EXISTS "${this.table}_created" ON ${t} (created_at);`);
-      this.sql = {
-        append: db.prepare(`
-          INSERT INTO ${t} (run_id, seq, step, attempt, execution, parts, created_at)
-          SELECT :run, COALESCE(MAX(seq), 0) + 1, :step, :attempt, :execution, :parts, ${NOW}
-          FROM ${t} WHERE run_id = :run
-          RETURNING seq`),
-        read: db.prepare(
-          `SELECT seq, step, attempt, execution, parts FROM ${t} WHERE run_id = :run AND seq > :after ORDER BY seq LIMIT :limit`,
-        ),
-        last: db.prepare(`SELECT MAX(seq) AS seq FROM ${t} WHERE run_id = :run`),
-        prune: db.prepare(`DELETE FROM ${t} WHERE created_at <= ${NOW} - :retention`),
-      };
+      this.sql = prepareSqliteStream(db, this.table, this.path);
       this.db = db;
       return this.sql;
     } catch (error) {
@@ -188,9 +190,18 @@ interface Row {
   readonly parts: string;
 }
 
-function toBatch(runId: string, r: Row): RunStreamBatch {
+/** The named parameters of stream `key` (its ids checked). */
+function keyParams(key: RunStreamKey): { run: string; workflow: string; first: string } {
+  const [run, workflow, first] = streamKeyOf(key);
+  return { run, workflow, first };
+}
+
+function toBatch(key: RunStreamKey, r: Row): RunStreamBatch {
+  const [runId, workflowId, firstExecutionRunId] = streamKeyOf(key);
   return {
     runId,
+    workflowId,
+    firstExecutionRunId,
     cursor: Number(r.seq),
     step: Number(r.step),
     attempt: Number(r.attempt),

@@ -42,6 +42,7 @@ const EXAMPLES: Record<string, () => Error & { readonly retryable: boolean }> = 
   RemoteRefContendedError: () => new errors.RemoteRefContendedError('refs/heads/main', 3),
   GitCommandError: () => new errors.GitCommandError(['push'], 1, 'rejected'),
   InvalidEffectStoreSpecError: () => new errors.InvalidEffectStoreSpecError('bad spec'),
+  RunStreamClosedError: () => new errors.RunStreamClosedError('memory run stream'),
   UnknownAgentError: () => new errors.UnknownAgentError('nobody', []),
   UnknownToolError: () => new errors.UnknownToolError('nothing', 'responder', []),
   EffectResultNotSerializableError: () => new errors.EffectResultNotSerializableError('t', 'k', 'BigInt at $.n'),

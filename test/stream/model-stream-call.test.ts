@@ -138,11 +138,22 @@ describe('the streaming model call of a step', () => {
     const env = new MockActivityEnvironment({ attempt: 2 });
     const input = { runId: 'run-2', step: 3, agent: 'asker', messages: [{ role: 'user', content: 'a long history' }] };
     await env.run(() => callModel(settings(scriptedModel([{ text: 'Short.' }, {}, {}, {}])), store, input));
-    const batches = await store.read('run-2', 0);
+    const { workflowId, runId } = env.context.info.workflowExecution ?? { workflowId: '', runId: '' };
+    // Keyed by the run id, the workflow id and (the step's input says nothing else) the run id as first execution run id.
+    const batches = await store.read({ runId: 'run-2', workflowId, firstExecutionRunId: 'run-2' }, 0);
     expect(batches.length).toBeGreaterThan(0);
     for (const batch of batches) {
-      expect(Object.keys(batch).sort()).toEqual(['attempt', 'cursor', 'execution', 'parts', 'runId', 'step']);
-      expect(batch).toMatchObject({ runId: 'run-2', step: 3, attempt: 2 });
+      expect(Object.keys(batch).sort()).toEqual([
+        'attempt',
+        'cursor',
+        'execution',
+        'firstExecutionRunId',
+        'parts',
+        'runId',
+        'step',
+        'workflowId',
+      ]);
+      expect(batch).toMatchObject({ runId: 'run-2', step: 3, attempt: 2, execution: runId });
     }
   });
 });

@@ -1,14 +1,16 @@
-// The run stream stores (memory, SQLite, PostgreSQL) and the UI view of a run's batches, without
-// Temporal: cursors are gap-free in commit order also with two writers of one run, a waiting
-// reader wakes on an append (PostgreSQL by NOTIFY, with its safety poll far away; SQLite by its
-// poll), retention prunes, and a retried attempt's text replaces the failed one's in the message
-// AI SDK's own reader builds.
+// The run stream stores beyond their conformance suite (run-stream-conformance.test.ts), and the
+// UI view of a run's batches, without Temporal: a PostgreSQL reader wakes by NOTIFY (its safety
+// poll far away) and when its listening connection is lost, an SQLite reader in another
+// connection follows through its poll, retention prunes, and a retried attempt's text replaces
+// the failed one's in the message AI SDK's own reader builds.
 import { afterAll, describe, expect, it } from '@jest/globals';
 import type { UIMessage, UIMessageChunk } from 'ai';
+import pg from 'pg';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { EffectStoreSchemaError } from '../../src/index.js';
 import { MemoryRunStreamStore } from '../../src/stream/memory-run-stream.js';
 import { PostgresRunStreamStore } from '../../src/stream/postgres-run-stream.js';
 import type { RunStreamBatch, RunStreamStore } from '../../src/stream/run-stream-store.js';
@@ -34,61 +36,13 @@ const table = (): string => {
   tables.push(name);
   return name;
 };
-const stores: Array<[string, () => RunStreamStore]> = [
-  ['memory', () => new MemoryRunStreamStore()],
-  ['sqlite', () => new SqliteRunStreamStore(join(dir, `${randomUUID()}.db`), { pollMs: 20 })],
-  ['postgres', () => new PostgresRunStreamStore(PG_URL, { table: table() })],
-];
 const open = (make: () => RunStreamStore): RunStreamStore => {
   const store = make();
   opened.push(store);
   return store;
 };
-const ref = (runId: string, attempt = 1, step = 0) => ({ runId, step, attempt, execution: 'exec-1' });
-
-describe.each(stores)('the %s run stream', (_name, make) => {
-  it('numbers batches 1, 2, 3 per run and reads exactly those after a cursor', async () => {
-    const store = open(make);
-    const run = randomUUID();
-    const other = randomUUID();
-    for (let i = 0; i < 5; i++) {
-      await store.append(ref(run), [{ type: 'text-delta', id: 't', delta: `${i} ` }]);
-      await store.append(ref(other), [{ type: 'text-delta', id: 't', delta: 'x' }]);
-    }
-    expect((await store.read(run, 0)).map((b) => b.cursor)).toEqual([1, 2, 3, 4, 5]);
-    const after = await store.read(run, 3);
-    expect(after.map((b) => b.parts)).toEqual([
-      [{ type: 'text-delta', id: 't', delta: '3 ' }],
-      [{ type: 'text-delta', id: 't', delta: '4 ' }],
-    ]);
-    expect((await store.read(run, 0, 2)).map((b) => b.cursor)).toEqual([1, 2]);
-  });
-
-  it('keeps cursors gap-free when two writers of one run append at once (a zombie attempt beside its retry)', async () => {
-    const store = open(make);
-    const run = randomUUID();
-    await Promise.all(
-      Array.from({ length: 40 }, (_, i) =>
-        store.append(ref(run, 1 + (i % 2)), [{ type: 'text-delta', id: 't', delta: String(i) }]),
-      ),
-    );
-    const cursors = (await store.read(run, 0)).map((b) => b.cursor);
-    expect(cursors).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
-  });
-
-  it('wakes a waiting reader when a batch is appended', async () => {
-    const store = open(make);
-    const run = randomUUID();
-    await store.append(ref(run), [{ type: 'text-delta', id: 't', delta: 'a' }]);
-    await store.read(run, 0); // opened (the PostgreSQL table and listener exist) before timing
-    const waiting = store.waitForAppend(run, 1);
-    await new Promise((r) => setTimeout(r, 100));
-    const appended = Date.now();
-    await store.append(ref(run), [{ type: 'text-delta', id: 't', delta: 'b' }]);
-    await waiting;
-    expect(Date.now() - appended).toBeLessThan(1000);
-  });
-});
+const stream = (runId: string) => ({ runId, workflowId: `wf-${runId}`, firstExecutionRunId: `first-${runId}` });
+const ref = (runId: string, attempt = 1, step = 0) => ({ ...stream(runId), step, attempt, execution: 'exec-1' });
 
 describe('the PostgreSQL run stream', () => {
   it('wakes readers by NOTIFY, not by polling: a reader with a 60 s safety poll wakes within 250 ms of each commit', async () => {
@@ -97,11 +51,11 @@ describe('the PostgreSQL run stream', () => {
       () => new PostgresRunStreamStore(PG_URL, { table: (store as unknown as { table: string }).table }),
     );
     const run = randomUUID();
-    await store.read(run, 0);
-    await store.waitForAppend(run, -1); // the listening connection is up: it resolves at once (a run with nothing: cursor 0 > -1)
+    await store.read(stream(run), 0);
+    await store.waitForAppend(stream(run), 0, AbortSignal.abort()); // the listening connection is up
     const latencies: number[] = [];
     for (let i = 0; i < 10; i++) {
-      const waiting = store.waitForAppend(run, i);
+      const waiting = store.waitForAppend(stream(run), i);
       await new Promise((r) => setTimeout(r, 20));
       const before = performance.now();
       await writer.append(ref(run), [{ type: 'text-delta', id: 't', delta: String(i) }]);
@@ -115,14 +69,14 @@ describe('the PostgreSQL run stream', () => {
   it('wakes every waiting reader when its listening connection is lost, and listens again on the next wait', async () => {
     const store = open(() => new PostgresRunStreamStore(PG_URL, { table: table(), safetyPollMs: 60_000 }));
     const run = randomUUID();
-    await store.waitForAppend(run, -1);
-    const waiting = store.waitForAppend(run, 0);
+    await store.waitForAppend(stream(run), 0, AbortSignal.abort());
+    const waiting = store.waitForAppend(stream(run), 0);
     const listener = await (store as unknown as { listener: Promise<{ end(): Promise<void> }> }).listener;
     const started = Date.now();
     await listener.end();
     await waiting;
     expect(Date.now() - started).toBeLessThan(1000);
-    const again = store.waitForAppend(run, 0);
+    const again = store.waitForAppend(stream(run), 0);
     await new Promise((r) => setTimeout(r, 100));
     await store.append(ref(run), [{ type: 'step-end', finishReason: 'stop' }]);
     await again;
@@ -138,7 +92,7 @@ describe('the SQLite run stream', () => {
     const seen: string[] = [];
     const stop = new AbortController();
     const reading = (async () => {
-      for await (const batch of readRunStream({ store: reader, runId: run, signal: stop.signal })) {
+      for await (const batch of readRunStream({ store: reader, ...stream(run), signal: stop.signal })) {
         for (const part of batch.parts) if (part.type === 'text-delta') seen.push(part.delta);
         if (seen.length === 3) stop.abort();
       }
@@ -158,7 +112,35 @@ describe('the SQLite run stream', () => {
     await store.append(ref(run), [{ type: 'text-delta', id: 't', delta: 'a' }]);
     await new Promise((r) => setTimeout(r, 20));
     expect(await store.prune()).toBe(1);
-    expect(await store.read(run, 0)).toEqual([]);
+    expect(await store.read(stream(run), 0)).toEqual([]);
+  });
+});
+
+describe('a stream table of a development build (batches keyed by run id only)', () => {
+  const OLD = (t: string) =>
+    `CREATE TABLE "${t}" (run_id TEXT NOT NULL, seq INTEGER NOT NULL, step INTEGER NOT NULL, attempt INTEGER NOT NULL, execution TEXT NOT NULL, parts TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (run_id, seq))`;
+
+  it('is refused by SQLite with EffectStoreSchemaError naming the table, not written to', async () => {
+    const path = join(dir, `${randomUUID()}.db`);
+    const db = new (process.getBuiltinModule('node:sqlite').DatabaseSync)(path);
+    db.exec(OLD('chamvi_stream'));
+    db.close();
+    const store = open(() => new SqliteRunStreamStore(path));
+    const error = await store.append(ref('r'), [{ type: 'step-end', finishReason: 'stop' }]).catch((e: unknown) => e);
+    expect(EffectStoreSchemaError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/"chamvi_stream" .*without workflow identity.*drop it/);
+  });
+
+  it('is refused by PostgreSQL with EffectStoreSchemaError naming the table, not written to', async () => {
+    const name = table();
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    await admin.query(OLD(name));
+    await admin.end();
+    const store = open(() => new PostgresRunStreamStore(PG_URL, { table: name }));
+    const error = await store.read(stream('r'), 0).catch((e: unknown) => e);
+    expect(EffectStoreSchemaError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain(`"${name}" has batches without workflow identity`);
   });
 });
 
@@ -179,7 +161,7 @@ describe('the run stream writer', () => {
     await new Promise((r) => setTimeout(r, 0));
     release();
     await writer.close();
-    expect((await store.read('r', 0)).map((b) => b.parts)).toEqual([
+    expect((await store.read(stream('r'), 0)).map((b) => b.parts)).toEqual([
       [{ type: 'text-delta', id: 't', delta: 'a' }],
       [{ type: 'text-delta', id: 't', delta: 'bcd' }],
     ]);
@@ -199,7 +181,7 @@ describe('the run stream writer', () => {
     fail = false;
     writer.push({ type: 'tool-input-start', toolCallId: 'c', toolName: 'x' });
     await writer.close();
-    expect((await store.read('r', 0)).flatMap((b) => b.parts)).toEqual([
+    expect((await store.read(stream('r'), 0)).flatMap((b) => b.parts)).toEqual([
       { type: 'text-delta', id: 't', delta: 'a' },
       { type: 'tool-input-start', toolCallId: 'c', toolName: 'x' },
     ]);
@@ -209,11 +191,8 @@ describe('the run stream writer', () => {
 
 describe('the UI view of a run stream', () => {
   const batch = (cursor: number, step: number, attempt: number, deltas: string[], end = false): RunStreamBatch => ({
-    runId: 'r',
+    ...ref('r', attempt, step),
     cursor,
-    step,
-    attempt,
-    execution: 'exec-1',
     parts: [
       ...deltas.map((delta) => ({ type: 'text-delta' as const, id: 't', delta })),
       ...(end ? [{ type: 'step-end' as const, finishReason: 'stop' }] : []),

@@ -6,7 +6,7 @@ import { MemoryRunStreamStore } from '../../src/stream/memory-run-stream.js';
 import type { RunStreamStore } from '../../src/stream/run-stream-store.js';
 import { RunStreamWriter, STREAM_CLOSE_BUDGET_MS } from '../../src/stream/run-stream-writer.js';
 
-const ref = { runId: 'r', step: 0, attempt: 1, execution: 'exec-1' };
+const ref = { runId: 'r', workflowId: 'w', firstExecutionRunId: 'r', step: 0, attempt: 1, execution: 'exec-1' };
 // A loaded 2-core machine may fire the budget's timer late; the bound is about seconds, not this slack.
 const SLACK_MS = 250;
 
@@ -85,7 +85,7 @@ describe('the run stream writer at the end of a step', () => {
     answer?.();
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(calls.appends).toBe(1);
-    expect((await inner.read('r', 0)).flatMap((b) => b.parts)).toEqual([
+    expect((await inner.read(ref, 0)).flatMap((b) => b.parts)).toEqual([
       { type: 'text-delta', id: 't', delta: 'first' },
     ]);
     expect(warnings).toHaveLength(1);
@@ -101,7 +101,7 @@ describe('the run stream writer at the end of a step', () => {
     writer.push({ type: 'text-delta', id: 't', delta: 'b' });
     writer.push({ type: 'step-end', finishReason: 'stop' });
     await writer.close();
-    expect((await inner.read('r', 0)).flatMap((b) => b.parts)).toEqual([
+    expect((await inner.read(ref, 0)).flatMap((b) => b.parts)).toEqual([
       { type: 'text-delta', id: 't', delta: 'a' },
       { type: 'text-delta', id: 't', delta: 'b' },
       { type: 'step-end', finishReason: 'stop' },

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { defineAgent, InvalidOptionError, MemoryEffectStore } from '../../src/index.js';
 import { MemoryRunStreamStore } from '../../src/stream/memory-run-stream.js';
 import { readRunStream } from '../../src/stream/read-run-stream.js';
-import type { RunStreamBatch, RunStreamStore } from '../../src/stream/run-stream-store.js';
+import type { RunStreamBatch, RunStreamKey, RunStreamStore } from '../../src/stream/run-stream-store.js';
 import { SqliteRunStreamStore } from '../../src/stream/sqlite-run-stream.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
 import { createAgentWorker, startAgentRun } from '../../worker/index.js';
@@ -71,13 +71,13 @@ function thrown(build: () => unknown): unknown {
 describe.each(stores)('readRunStream on the %s store', (_name, make) => {
   it.each(FORGED)('refuses a from of %s at once with InvalidOptionError naming the option', (shown, from) => {
     const store = open(make);
-    const error = thrown(() => readRunStream({ store, runId: 'r', from: from as number }));
+    const error = thrown(() => readRunStream({ store, runId: 'r', workflowId: 'w', from: from as number }));
     expect(InvalidOptionError.isInstance(error)).toBe(true);
     expect((error as Error).message).toContain(`readRunStream option from is ${shown}; ${CURSOR_RANGE}`);
   });
 
   it.each([0, -5, NaN, 5.5])('refuses a checkEveryMs of %s', (checkEveryMs) => {
-    const error = thrown(() => readRunStream({ store: open(make), runId: 'r', checkEveryMs }));
+    const error = thrown(() => readRunStream({ store: open(make), runId: 'r', workflowId: 'w', checkEveryMs }));
     expect(InvalidOptionError.isInstance(error)).toBe(true);
     expect((error as Error).message).toContain(
       `readRunStream option checkEveryMs is ${checkEveryMs}; use a whole number of milliseconds from 10 to 2147483647.`,
@@ -86,11 +86,18 @@ describe.each(stores)('readRunStream on the %s store', (_name, make) => {
 
   it('resumes exactly after a valid cursor', async () => {
     const store = open(make);
-    const ref = { runId: randomUUID(), step: 0, attempt: 1, execution: 'exec-1' };
+    const runId = randomUUID();
+    const ref = { runId, workflowId: 'w', firstExecutionRunId: runId, step: 0, attempt: 1, execution: 'exec-1' };
     for (const delta of ['a', 'b', 'c']) await store.append(ref, [{ type: 'text-delta', id: 't', delta }]);
     const read = async (from: number): Promise<RunStreamBatch[]> => {
       const batches: RunStreamBatch[] = [];
-      for await (const batch of readRunStream({ store, runId: ref.runId, from, until: () => true }))
+      for await (const batch of readRunStream({
+        store,
+        runId: ref.runId,
+        workflowId: ref.workflowId,
+        from,
+        until: () => true,
+      }))
         batches.push(batch);
       return batches;
     };
@@ -181,7 +188,7 @@ describe('runUIMessageStream', () => {
     // The stream's first two batches pruned: a page's worth read after the gap must not swallow
     // what follows the cursor.
     const pruned: RunStreamStore = Object.assign(Object.create(stream) as RunStreamStore, {
-      read: (runId: string, after: number, limit?: number) => stream.read(runId, Math.max(after, 2), limit),
+      read: (key: RunStreamKey, after: number, limit?: number) => stream.read(key, Math.max(after, 2), limit),
     });
     const { i, cursor } = markers[3]!;
     const resumed = await readAll(

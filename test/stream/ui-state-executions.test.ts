@@ -18,6 +18,8 @@ const batch = (
   end = false,
 ): RunStreamBatch => ({
   runId: 'r',
+  workflowId: 'wf',
+  firstExecutionRunId: 'exec-aaaa-1',
   cursor,
   step,
   attempt,

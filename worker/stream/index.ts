@@ -3,12 +3,13 @@
 // runUIMessageStream(...) to useChat; readRunStream is the raw log from a cursor.
 export type {
   RunStreamBatch,
+  RunStreamKey,
   RunStreamPart,
   RunStreamStore,
   RunStreamWriterRef,
 } from '../../src/stream/run-stream-store.js';
 export { DEFAULT_STREAM_RETENTION_MS } from '../../src/stream/run-stream-store.js';
-export { MemoryRunStreamStore } from '../../src/stream/memory-run-stream.js';
+export { MemoryRunStreamStore, type MemoryRunStreamOptions } from '../../src/stream/memory-run-stream.js';
 export {
   SqliteRunStreamStore,
   DEFAULT_SQLITE_STREAM_POLL_MS,

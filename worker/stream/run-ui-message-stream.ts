@@ -137,12 +137,14 @@ async function followRun(
   const progress = new RunProgressParts(client, workflowId, signal);
   const withProgress = options.progressParts !== false;
   const { runId, chain } = await resolveRunId(client, workflowId, progress, options.runId);
+  // The run's own stream: another workflow with the run id, or another run of the workflow id, writes elsewhere.
+  const key = { runId, workflowId, firstExecutionRunId: chain ?? runId };
   const ui = new RunStreamUIState();
   let cursor = 0;
   if (from !== undefined) {
     // Rebuilt silently up to the cursor, so what follows continues the parts the page has.
     rebuild: while (cursor < from) {
-      const batches = await stream.read(runId, cursor, Math.min(DEFAULT_STREAM_READ_LIMIT, from - cursor));
+      const batches = await stream.read(key, cursor, Math.min(DEFAULT_STREAM_READ_LIMIT, from - cursor));
       if (batches.length === 0) break;
       for (const batch of batches) {
         // Past a gap (pruned batches) a page's worth overshoots: what follows the cursor is sent, not absorbed.
@@ -166,7 +168,7 @@ async function followRun(
     for (const chunk of watcher.take()) emit(chunk);
     // Read after learning that the run closed: every batch committed before the close is in.
     const closed = watcher.closed;
-    const batches = await stream.read(runId, cursor);
+    const batches = await stream.read(key, cursor);
     for (const batch of batches) {
       for (const chunk of ui.batch(batch)) {
         emit(chunk);
@@ -189,7 +191,7 @@ async function followRun(
     // Linked by hand, not AbortSignal.any: Node may collect a composite signal nothing else holds, and its abort never fires.
     const wake = linkedSignal([signal, watcher.signal]);
     try {
-      await stream.waitForAppend(runId, cursor, wake.signal);
+      await stream.waitForAppend(key, cursor, wake.signal);
     } finally {
       wake.dispose();
     }
