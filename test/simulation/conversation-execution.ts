@@ -58,6 +58,9 @@ export class Execution {
   private readonly checkpoints = new Map<number, Checkpoint>();
   /** Keys of the chain of the first messages of `full`, as far as computed. */
   private readonly keys: string[] = [];
+  /** The Temporal run id of the execution this one continues (continue-as-new), told on its first step. */
+  continuedFrom: string | undefined;
+  private readonly startStep: number;
 
   constructor(
     readonly id: string,
@@ -70,6 +73,13 @@ export class Execution {
     startStep: number,
   ) {
     this.step = startStep;
+    this.startStep = startStep;
+  }
+
+  /** Its Temporal workflow id and run id (`W1/E2` is run `E2` of workflow `W1`). */
+  get temporal(): { readonly workflowId: string; readonly runId: string } {
+    const [workflowId = this.id, runId = this.id] = this.id.split('/');
+    return { workflowId, runId };
   }
 
   /** A new run's first execution: the prompt is pending. */
@@ -107,7 +117,15 @@ export class Execution {
       full: [...this.full],
       pendingCount: this.pendingCount,
     });
-    return { agent: 'sim', runId: this.runId, step: this.step, ...this.state.modelStepInput() };
+    // As the agent loop does: its first step tells the store which execution it continues.
+    const continued = this.step === this.startStep && this.continuedFrom !== undefined;
+    return {
+      agent: 'sim',
+      runId: this.runId,
+      step: this.step,
+      ...this.state.modelStepInput(),
+      ...(continued ? { continuedFrom: this.continuedFrom } : {}),
+    };
   }
 
   /** Takes in the taken attempt's answer. */

@@ -75,6 +75,22 @@ export class ConversationJudge {
     this.fail('no-false-alarm', `${who} was refused an intact, unpruned history: ${describe(error)}`);
   }
 
+  /**
+   * Judges an append that threw: a named error, and only when a key it writes was tampered with
+   * (a row planted or edited under it); an append of genuine entries to an untouched store succeeds.
+   */
+  append(who: string, keys: readonly string[], error: unknown): void {
+    if (!ChamviError.isInstance(error)) {
+      this.fail('named-error', `${who}'s append threw an unnamed error: ${describe(error)}`);
+      return;
+    }
+    if (keys.some((k) => this.touched.has(k))) return;
+    this.fail(
+      'no-false-alarm',
+      `${who}'s append of genuine entries to an untouched store was refused: ${describe(error)}`,
+    );
+  }
+
   /** A load that would never have ended (the SQLite walk of a cycle, probed in a child process). */
   hang(who: string, why: string): void {
     this.fail('chain-walk-bounded', `${who}: ${why}`);

@@ -2,6 +2,8 @@ import type { JsonMessage, ModelStepConversation, ModelStepInput, ToolCallInput 
 import { callOptionsFor } from '../../activities/call-conversation.js';
 import { stepConversation, type StepConversation } from '../../activities/step-conversation.js';
 import type { ToolContext } from '../../src/context/tool-context.js';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { chainEntries, conversationRoot } from '../../src/conversation/conversation-entry.js';
 import { loadConversation } from '../../src/conversation/load-conversation.js';
 import { describe } from './conversation-judge.js';
 import { answerOf, type AnswerShape } from './conversation-messages.js';
@@ -34,12 +36,26 @@ export type StepAttemptResult =
   | { readonly kind: 'failed'; readonly error: unknown };
 
 /**
- * One attempt of the model-step activity as the real one runs it, minus the provider: the real
- * `stepConversation` (the log's load, this worker's cache, else the store), the model call as
- * virtual time, then the real `answer` (the log's append, closing the run's conversation on a
- * final answer or the step limit). The load is judged against what the run wrote.
+ * One attempt of the model-step activity as the real one runs it, minus the provider, in an
+ * activity context of the execution (Temporal's mock activity environment: the attempt, the
+ * workflow id and run id the store's execution rows are keyed by): the real `stepConversation`
+ * (the log's load, this worker's cache, else the store), the model call as virtual time, then the
+ * real `answer` (the log's append, closing the execution's hold on the run's conversation on a
+ * final answer or the step limit). The load and the append are judged.
  */
-export async function modelStepAttempt(
+export function modelStepAttempt(
+  world: ConvWorld,
+  exec: Execution,
+  input: ModelStepInput,
+  seen: readonly JsonMessage[],
+  storedCount: number,
+  plan: StepAttemptPlan,
+): Promise<StepAttemptResult> {
+  const env = new MockActivityEnvironment({ attempt: plan.attempt, workflowExecution: exec.temporal });
+  return env.run(() => attempt(world, exec, input, seen, storedCount, plan));
+}
+
+async function attempt(
   world: ConvWorld,
   exec: Execution,
   input: ModelStepInput,
@@ -78,6 +94,10 @@ export async function modelStepAttempt(
   const trailing = response[response.length - 1]?.role === 'tool';
   const end = input.step + 1 >= plan.maxSteps ? 'last' : plan.shape.toolCalls === 0 ? 'answer' : 'open';
   const closes = end === 'last' || (end === 'answer' && !trailing);
+  const written = chainEntries(exec.chainKeys(storedCount).at(-1) ?? conversationRoot(exec.runId), [
+    ...seen.slice(storedCount),
+    ...(trailing ? response.slice(0, -1) : response),
+  ]).map((e) => e.key);
   try {
     const conversation = await loaded.value.answer(response, end);
     if (conversation === undefined) throw new Error('the step answered without a conversation reference');
@@ -88,6 +108,7 @@ export async function modelStepAttempt(
     return { kind: 'answered', conversation, response, closes };
   } catch (error) {
     world.trace.log(who, `append failed: ${describe(error)}`);
+    world.judge.append(`${who} (model step)`, written, error);
     return { kind: 'failed', error };
   }
 }

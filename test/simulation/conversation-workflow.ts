@@ -83,6 +83,7 @@ export class WorkflowDriver {
       if (this.plan.continueAsNewAfter === step) {
         const next = exec.fork(this.nextId(), exec.branch);
         next.written = exec.written;
+        next.continuedFrom = exec.temporal.runId;
         exec.status = 'continued';
         trace.log(exec.id, `continues as new: ${next.id}`);
         this.current = next;

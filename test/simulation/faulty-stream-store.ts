@@ -1,11 +1,12 @@
 import type {
   RunStreamBatch,
+  RunStreamKey,
   RunStreamPart,
   RunStreamStore,
   RunStreamWriterRef,
 } from '../../src/stream/run-stream-store.js';
 import type { Prng } from './prng.js';
-import type { StreamLedger } from './stream-ledger.js';
+import { streamOf, type StreamLedger } from './stream-ledger.js';
 import type { StreamStoreHealth } from './stream-scenario.js';
 import type { Trace } from './trace.js';
 import type { VirtualClock } from './virtual-clock.js';
@@ -101,8 +102,8 @@ export class FaultyStreamStore implements RunStreamStore {
     });
   }
 
-  read(runId: string, after: number, limit?: number): Promise<RunStreamBatch[]> {
-    return this.inner.read(runId, after, limit);
+  read(key: RunStreamKey, after: number, limit?: number): Promise<RunStreamBatch[]> {
+    return this.inner.read(key, after, limit);
   }
 
   /**
@@ -111,14 +112,14 @@ export class FaultyStreamStore implements RunStreamStore {
    * the simulator as it freezes a process. Past {@link SPIN_LIMIT} waits at one virtual instant
    * for one run and cursor, the wait throws {@link SpinningReaderError} instead.
    */
-  waitForAppend(runId: string, after: number, signal?: AbortSignal): Promise<void> {
+  waitForAppend(key: RunStreamKey, after: number, signal?: AbortSignal): Promise<void> {
     const at = this.clock.now();
-    const key = `${runId}\n${String(after)}`;
+    const id = `${streamOf(key)}\n${String(after)}`;
     if (this.spin.at !== at) this.spin = { at, counts: new Map() };
-    const n = (this.spin.counts.get(key) ?? 0) + 1;
-    this.spin.counts.set(key, n);
-    if (n > SPIN_LIMIT) return Promise.reject(new SpinningReaderError(runId, after));
-    return this.inner.waitForAppend(runId, after, signal);
+    const n = (this.spin.counts.get(id) ?? 0) + 1;
+    this.spin.counts.set(id, n);
+    if (n > SPIN_LIMIT) return Promise.reject(new SpinningReaderError(key.runId, after));
+    return this.inner.waitForAppend(key, after, signal);
   }
 
   prune(): Promise<number> {

@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { MemoryRunStreamStore } from '../../src/stream/memory-run-stream.js';
-import type { RunStreamBatch, RunStreamStore } from '../../src/stream/run-stream-store.js';
+import type { RunStreamBatch, RunStreamKey, RunStreamStore } from '../../src/stream/run-stream-store.js';
 import { SqliteRunStreamStore } from '../../src/stream/sqlite-run-stream.js';
 import type { StoreClock } from './conversation-backend.js';
 
@@ -8,8 +8,8 @@ import type { StoreClock } from './conversation-backend.js';
 export interface StreamBackend {
   readonly kind: 'memory' | 'sqlite';
   readonly store: RunStreamStore;
-  /** Every batch stored for `runId` now, in cursor order. */
-  stored(runId: string): Promise<RunStreamBatch[]>;
+  /** Every batch of stream `key` stored now, in cursor order (none once the store is closed). */
+  stored(key: RunStreamKey): Promise<RunStreamBatch[]>;
 }
 
 /**
@@ -26,12 +26,12 @@ export async function openStreamBackend(
 ): Promise<StreamBackend> {
   if (kind === 'memory') {
     const store = new MemoryRunStreamStore({ retentionMs });
-    return { kind, store, stored: (runId) => store.read(runId, 0, 1_000_000) };
+    return { kind, store, stored: (key) => store.read(key, 0, 1_000_000).catch(() => []) };
   }
   const store = new SqliteRunStreamStore(':memory:', { retentionMs, pollMs: SQLITE_POLL_MS });
-  await store.read('open', 0); // opens the database: its clock can then be replaced
+  await store.read({ runId: 'open', workflowId: 'open', firstExecutionRunId: 'open' }, 0); // opens the database: its clock can then be replaced
   const db = (store as unknown as { db: DatabaseSync }).db;
   // SQLITE_NOW_MS is julianday('now'): the database's clock becomes the virtual one.
   db.function('julianday', { varargs: true, deterministic: false }, () => now() / 86_400_000 + 2_440_587.5);
-  return { kind, store, stored: (runId) => store.read(runId, 0, 1_000_000) };
+  return { kind, store, stored: (key) => store.read(key, 0, 1_000_000).catch(() => []) };
 }

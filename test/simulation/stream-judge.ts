@@ -4,7 +4,7 @@ import { RunStreamUIState } from '../../src/stream/ui-chunks.js';
 import { SpinningReaderError } from './faulty-stream-store.js';
 import type { Violation } from './invariants.js';
 import { PageModel } from './page-model.js';
-import { workflowOf, type CommittedBatch } from './stream-ledger.js';
+import { streamOf, tokensIn, workflowOf, type CommittedBatch } from './stream-ledger.js';
 import { PageReader } from './stream-page.js';
 import { judgePageReader } from './stream-page-judge.js';
 import type { ReaderSession, StreamReader } from './stream-reader.js';
@@ -38,11 +38,11 @@ export function judgeStreams(world: StreamWorld, readers: ReadonlyArray<StreamRe
   const fail = (invariant: string, message: string): void => void violations.push({ invariant, message });
   const shrunk = new Set<string>();
   for (const s of world.ledger.shrunk) {
-    if (shrunk.has(s.runId)) continue;
-    shrunk.add(s.runId);
+    if (shrunk.has(s.stream)) continue;
+    shrunk.add(s.stream);
     fail(
       'cursors-only-grow',
-      `run ${s.runId}: an append at ${s.at} ms got cursor ${s.cursor} after cursor ${s.before}`,
+      `stream ${s.stream}: an append at ${s.at} ms got cursor ${s.cursor} after cursor ${s.before}`,
     );
   }
   for (const c of world.closes) {
@@ -135,7 +135,7 @@ export function owed(world: StreamWorld, follows: WorkflowRecord, session: Owing
   const end = Math.min(session.endedAt ?? Number.POSITIVE_INFINITY, world.closedAt ?? Number.POSITIVE_INFINITY);
   return world.ledger.batches.filter(
     (b) =>
-      b.ref.runId === follows.runId &&
+      streamOf(b.ref) === streamOf(follows) &&
       b.workflow === follows.name &&
       b.index > session.after &&
       (session.storedAtStart.has(b.index) || b.at > session.startedAt) &&
@@ -165,8 +165,14 @@ function judgePage(world: StreamWorld, reader: StreamReader, once: (invariant: s
   const own = reader.follows.name;
   const owedText = new Set<string>();
   const readOwn: CommittedBatch[] = [];
-  for (const session of reader.sessions) {
+  for (const [i, session] of reader.sessions.entries()) {
     if (session.forged) continue;
+    // As `runUIMessageStream` does for a page that resumes: the view is rebuilt up to the cursor.
+    for (const batch of i === 0 ? session.before : []) {
+      ui.batch(batch);
+      const commit = world.ledger.commitsOf(tokensIn(batch.parts))[0];
+      if (commit !== undefined && commit.workflow === own) readOwn.push(commit);
+    }
     const due = new Set(owed(world, reader.follows, session).map((b) => b.index));
     for (const { batch, commit } of session.read) {
       for (const chunk of ui.batch(batch)) page.apply(chunk);

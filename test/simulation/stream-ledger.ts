@@ -1,4 +1,4 @@
-import type { RunStreamPart, RunStreamWriterRef } from '../../src/stream/run-stream-store.js';
+import type { RunStreamKey, RunStreamPart, RunStreamWriterRef } from '../../src/stream/run-stream-store.js';
 
 /** One batch the store committed, as the simulator saw it go in. */
 export interface CommittedBatch {
@@ -42,6 +42,11 @@ export function token(attempt: string, n: number | string): string {
   return `⟦${attempt}#${n}⟧`;
 }
 
+/** One stream's identity as text (its run id, workflow id and first execution run id). */
+export function streamOf(key: RunStreamKey): string {
+  return `${key.runId} · ${key.workflowId} · ${key.firstExecutionRunId}`;
+}
+
 /** The workflow an execution id belongs to (`W1/E2` → `W1`). */
 export function workflowOf(execution: string): string {
   return execution.split('/')[0] ?? execution;
@@ -54,9 +59,9 @@ export function workflowOf(execution: string): string {
  */
 export class StreamLedger {
   readonly batches: CommittedBatch[] = [];
-  /** Cursors that did not grow: `[run id, earlier, later]`. */
+  /** Cursors that did not grow, by stream. */
   readonly shrunk: Array<{
-    readonly runId: string;
+    readonly stream: string;
     readonly before: number;
     readonly cursor: number;
     readonly at: number;
@@ -79,9 +84,10 @@ export class StreamLedger {
     this.batches.push(batch);
     const key = tokens.join(',');
     this.byTokens.set(key, [...(this.byTokens.get(key) ?? []), batch]);
-    const before = this.lastCursor.get(ref.runId);
-    if (before !== undefined && cursor <= before) this.shrunk.push({ runId: ref.runId, before, cursor, at });
-    this.lastCursor.set(ref.runId, Math.max(before ?? 0, cursor));
+    const stream = streamOf(ref);
+    const before = this.lastCursor.get(stream);
+    if (before !== undefined && cursor <= before) this.shrunk.push({ stream, before, cursor, at });
+    this.lastCursor.set(stream, Math.max(before ?? 0, cursor));
     return batch;
   }
 

@@ -2,6 +2,7 @@ import { showCursor } from './stream-scenario.js';
 import type { Violation } from './invariants.js';
 import { PageModel } from './page-model.js';
 import { judgeShown, later, owed } from './stream-judge.js';
+import { streamOf } from './stream-ledger.js';
 import type { PageReader, PageSession } from './stream-page.js';
 import type { StreamWorld } from './stream-world.js';
 
@@ -29,9 +30,7 @@ export function judgePageReader(world: StreamWorld, reader: PageReader): Violati
   };
   const page = new PageModel();
   const owedText = new Set<string>();
-  const own = world.ledger.batches.filter(
-    (b) => b.ref.runId === reader.follows.runId && b.workflow === reader.follows.name,
-  );
+  const own = world.ledger.batches.filter((b) => streamOf(b.ref) === streamOf(reader.follows));
   let lastCursor = Number.NEGATIVE_INFINITY;
   for (const [i, session] of reader.sessions.entries()) {
     const error = session.chunks.find((c) => c.type === 'error');

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { UIMessageChunk } from 'ai';
 import { runUIMessageStream } from '../../worker/stream/run-ui-message-stream.js';
-import { tokensIn } from './stream-ledger.js';
+import { streamOf, tokensIn } from './stream-ledger.js';
 import { type StreamReaderPlan, showCursor } from './stream-scenario.js';
 import { PAGE_CLOSED, type StreamWorld, type WorkflowRecord } from './stream-world.js';
 
@@ -38,7 +38,9 @@ export class PageReader {
   ) {}
 
   start(): void {
-    this.world.clock.at(this.plan.startAt, () => this.world.track(this.follow()));
+    // A page opens a run that was started (describe knows no workflow before that).
+    const at = Math.max(this.plan.startAt, this.follows.startedAt);
+    this.world.clock.at(at, () => this.world.track(this.follow()));
   }
 
   private async follow(): Promise<void> {
@@ -47,7 +49,7 @@ export class PageReader {
     let after = -1;
     if (this.plan.from.kind === 'forged') from = this.plan.from.value;
     if (this.plan.from.kind === 'cursor') {
-      const committed = ledger.batches.filter((b) => b.ref.runId === this.follows.runId);
+      const committed = ledger.batches.filter((b) => streamOf(b.ref) === streamOf(this.follows));
       const pick = committed[Math.floor(this.plan.from.pick * committed.length)];
       if (pick !== undefined) [from, after] = [pick.cursor, pick.index];
     }
@@ -60,7 +62,9 @@ export class PageReader {
       const marker = session.chunks.findLast((c) => c.type === 'data-chamvi-cursor');
       if (marker !== undefined) {
         const cursor = (marker as { data: { cursor: number } }).data.cursor;
-        const commit = ledger.batches.findLast((b) => b.ref.runId === this.follows.runId && b.cursor === cursor);
+        const commit = ledger.batches.findLast(
+          (b) => streamOf(b.ref) === streamOf(this.follows) && b.cursor === cursor,
+        );
         [from, after] = [cursor, commit?.index ?? after];
       }
     }
@@ -74,7 +78,7 @@ export class PageReader {
   ): Promise<PageSession> {
     const { clock, trace, backend, ledger, store } = this.world;
     const stored = new Set<number>();
-    for (const batch of await backend.stored(this.follows.runId)) {
+    for (const batch of await backend.stored(this.follows)) {
       for (const commit of ledger.commitsOf(tokensIn(batch.parts))) stored.add(commit.index);
     }
     const session: PageSession = { startedAt: clock.now(), from, forged, after, storedAtStart: stored, chunks: [] };
@@ -89,7 +93,7 @@ export class PageReader {
     this.world.ended.addEventListener('abort', end, { once: true });
     const stream = runUIMessageStream({
       client: standInClient(this.follows),
-      workflowId: this.follows.name,
+      workflowId: this.follows.workflowId,
       stream: store,
       runId: this.follows.runId,
       ...(from === undefined ? {} : { from: from as number }),
@@ -113,11 +117,13 @@ export class PageReader {
 /** A Temporal client that knows one workflow: `describe` tells its status, `result` a completed run's output. */
 function standInClient(workflow: WorkflowRecord): Client {
   const describe = (): Promise<unknown> =>
-    Promise.resolve({
-      status: { name: workflow.status },
-      runId: workflow.executions.at(-1) ?? '',
-      raw: { workflowExecutionInfo: { firstRunId: workflow.executions[0] ?? '' } },
-    });
+    workflow.executions.length === 0
+      ? Promise.reject(new Error(`workflow not found: ${workflow.workflowId}`))
+      : Promise.resolve({
+          status: { name: workflow.status },
+          runId: workflow.executions.at(-1) ?? '',
+          raw: { workflowExecutionInfo: { firstRunId: workflow.executions[0] ?? '' } },
+        });
   const result = (): Promise<unknown> =>
     workflow.status === 'FAILED'
       ? Promise.reject(new Error('the model step kept failing'))

@@ -1,6 +1,6 @@
 import { readRunStream } from '../../src/stream/read-run-stream.js';
 import type { RunStreamBatch } from '../../src/stream/run-stream-store.js';
-import { tokensIn, type CommittedBatch } from './stream-ledger.js';
+import { streamOf, tokensIn, type CommittedBatch } from './stream-ledger.js';
 import { type StreamReaderPlan, showCursor } from './stream-scenario.js';
 import { PAGE_CLOSED, type StreamWorld, type WorkflowRecord } from './stream-world.js';
 
@@ -15,6 +15,11 @@ export interface ReaderSession {
   readonly after: number;
   /** Commits of the run still stored when it began (the others were pruned before it could read them). */
   readonly storedAtStart: ReadonlySet<number>;
+  /**
+   * The batches stored at or before its cursor when it began: what a page that resumes has
+   * already shown (`runUIMessageStream` rebuilds its view from them, silently).
+   */
+  readonly before: readonly RunStreamBatch[];
   /**
    * What it read, in order, each batch matched to its commit (undefined: a batch nobody committed);
    * `again` when this reader had read that commit already.
@@ -46,17 +51,18 @@ export class StreamReader {
   ) {}
 
   start(): void {
-    this.world.clock.at(this.plan.startAt, () => this.world.track(this.follow()));
+    // A page opens a run that was started (describe knows no workflow before that).
+    const at = Math.max(this.plan.startAt, this.follows.startedAt);
+    this.world.clock.at(at, () => this.world.track(this.follow()));
   }
 
   private async follow(): Promise<void> {
     const { clock, ledger } = this.world;
-    const runId = this.follows.runId;
     let from: unknown = 0;
     let after = -1;
     if (this.plan.from.kind === 'forged') from = this.plan.from.value;
     if (this.plan.from.kind === 'cursor') {
-      const committed = ledger.batches.filter((b) => b.ref.runId === runId);
+      const committed = ledger.batches.filter((b) => streamOf(b.ref) === streamOf(this.follows));
       const pick = committed[Math.floor(this.plan.from.pick * committed.length)];
       if (pick !== undefined) [from, after] = [pick.cursor, pick.index];
     }
@@ -79,10 +85,20 @@ export class StreamReader {
     const { clock, trace, backend, ledger, store } = this.world;
     const runId = this.follows.runId;
     const stored = new Set<number>();
-    for (const batch of await backend.stored(runId)) {
+    const before: RunStreamBatch[] = [];
+    for (const batch of await backend.stored(this.follows)) {
       for (const commit of ledger.commitsOf(tokensIn(batch.parts))) stored.add(commit.index);
+      if (typeof from === 'number' && batch.cursor <= from) before.push(batch);
     }
-    const session: ReaderSession = { startedAt: clock.now(), from, forged, after, storedAtStart: stored, read: [] };
+    const session: ReaderSession = {
+      startedAt: clock.now(),
+      from,
+      forged,
+      after,
+      storedAtStart: stored,
+      before,
+      read: [],
+    };
     this.sessions.push(session);
     const who = `${this.plan.name}`;
     trace.log(who, `reads ${runId} from cursor ${showCursor(from)}`);
@@ -94,6 +110,8 @@ export class StreamReader {
       const batches = readRunStream({
         store,
         runId,
+        workflowId: this.follows.workflowId,
+        firstExecutionRunId: this.follows.firstExecutionRunId,
         from: from as number,
         signal: stop.signal,
         until: () => this.world.writersDone(),

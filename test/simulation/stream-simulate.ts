@@ -120,7 +120,7 @@ async function run(scenario: StreamScenario, clock: VirtualClock, budgetMs: numb
     });
   }
   const horizon = 10 * scenario.retentionMs + 200_000;
-  const lastReaderStart = Math.max(...scenario.readers.map((r) => r.startAt));
+  const lastReaderStart = Math.max(...scenario.readers.map((r) => r.startAt), lastStart);
   await clock.run(horizon, () => clock.now() > lastReaderStart && clock.now() > lastStart && work.size === 0);
   const violations = judgeStreams(world, readers);
   // What is still stuck (a close waiting for an append that never answers) is released.

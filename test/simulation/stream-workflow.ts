@@ -29,7 +29,17 @@ export class StreamWorkflow {
     index: number,
   ) {
     this.rng = new Prng(world.scenario.seed, 50 + index);
-    this.record = { name: plan.name, runId: plan.runId, executions: [], taken: new Set(), status: 'RUNNING' };
+    this.record = {
+      name: plan.name,
+      startedAt: plan.startAt,
+      runId: plan.runId,
+      workflowId: plan.name,
+      // The chain's first execution (the next one created): what every execution of the chain writes under.
+      firstExecutionRunId: `${plan.name}/E1`,
+      executions: [],
+      taken: new Set(),
+      status: 'RUNNING',
+    };
     world.workflows.push(this.record);
   }
 
@@ -112,7 +122,9 @@ export class StreamWorkflow {
     const { clock, trace, store, closes } = this.world;
     const id = `${execution}/s${step}/a${attempt}`;
     const timing: CloseTiming = { who: id, startedAt: 0, warnings: 0 };
-    const writer = new RunStreamWriter(store, { runId: this.plan.runId, step, attempt, execution }, (message) => {
+    const { runId, workflowId, firstExecutionRunId } = this.record;
+    const ref = { runId, workflowId, firstExecutionRunId, step, attempt, execution };
+    const writer = new RunStreamWriter(store, ref, (message) => {
       timing.warnings++;
       trace.log(id, `warns: ${message}`);
     });

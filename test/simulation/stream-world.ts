@@ -1,3 +1,4 @@
+import type { RunStreamKey } from '../../src/stream/run-stream-store.js';
 import type { FaultyStreamStore } from './faulty-stream-store.js';
 import type { StreamBackend } from './stream-backend.js';
 import type { StreamLedger } from './stream-ledger.js';
@@ -20,10 +21,11 @@ export interface CloseTiming {
   warnings: number;
 }
 
-/** What a workflow of the history did, for the judge. */
-export interface WorkflowRecord {
+/** What a workflow of the history did, for the judge; also its stream's key. */
+export interface WorkflowRecord extends RunStreamKey {
   readonly name: string;
-  readonly runId: string;
+  /** When its first execution starts, virtual ms. */
+  readonly startedAt: number;
   /** Its executions, in order (the first, then a reset's or a continue-as-new's). */
   readonly executions: string[];
   /** The attempts Temporal took (their result is the step's), as `W1/E1/s0/a2`. */
