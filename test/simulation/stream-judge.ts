@@ -185,7 +185,45 @@ function judgePage(world: StreamWorld, reader: StreamReader, once: (invariant: s
     }
   }
   for (const chunk of ui.endStep()) page.apply(chunk);
-  judgeShown(page.tokens(), own, owedText, once);
+  const owedNow = withoutShownBefore(world, reader.follows, reader.sessions[0], owedText);
+  judgeShown(page.tokens(), own, owedNow, once, lateOldBranch(reader.follows.executions, readOwn));
+}
+
+/**
+ * Why a page may lack parts: it met an execution's first batch after a batch of a later execution
+ * of its chain (a reset's old branch writing on), which the view takes for a newer execution.
+ */
+export function lateOldBranch(executions: readonly string[], inOrder: readonly CommittedBatch[]): string | undefined {
+  const met = new Set<string>();
+  let latest = -1;
+  for (const c of inOrder) {
+    const at = executions.indexOf(c.ref.execution);
+    if (!met.has(c.ref.execution) && at < latest) {
+      return `it met ${c.ref.execution}'s first batch (#${c.index}) after ${executions[latest] ?? '?'}'s: an older execution's late batch, taken for a newer execution`;
+    }
+    met.add(c.ref.execution);
+    latest = Math.max(latest, at);
+  }
+  return undefined;
+}
+
+/**
+ * `owedText` without the tokens of the commits up to where the page began: a page that starts
+ * after a cursor shows them already (the same parts committed again, their first answer lost, are
+ * not owed twice).
+ */
+export function withoutShownBefore(
+  world: StreamWorld,
+  follows: WorkflowRecord,
+  first: { readonly after: number } | undefined,
+  owedText: ReadonlySet<string>,
+): Set<string> {
+  const had = new Set(
+    world.ledger.batches
+      .filter((b) => b.index <= (first?.after ?? -1) && streamOf(b.ref) === streamOf(follows))
+      .flatMap((b) => b.textTokens),
+  );
+  return new Set([...owedText].filter((t) => !had.has(t)));
 }
 
 /** The page's tokens: nothing of another workflow, nothing twice, every part it owes. */
@@ -194,6 +232,7 @@ export function judgeShown(
   own: string,
   owedText: ReadonlySet<string>,
   once: (invariant: string, message: string) => void,
+  why?: string,
 ): void {
   const foreign = shown.find((t) => workflowOf(t) !== own);
   if (foreign !== undefined) once('page-shows-its-run', `the page shows ${foreign}, written by another workflow`);
@@ -205,7 +244,7 @@ export function judgeShown(
   if (missing.length > 0) {
     once(
       'page-shows-every-batch',
-      `the page lacks ${missing.length} parts of its run's taken attempts, first ${missing[0]}`,
+      `the page lacks ${missing.length} parts of its run's taken attempts, first ${missing[0]}${why === undefined ? '' : ` (${why})`}`,
     );
   }
 }

@@ -1,7 +1,7 @@
 import { showCursor } from './stream-scenario.js';
 import type { Violation } from './invariants.js';
 import { PageModel } from './page-model.js';
-import { judgeShown, later, owed } from './stream-judge.js';
+import { judgeShown, lateOldBranch, later, owed, withoutShownBefore } from './stream-judge.js';
 import { streamOf } from './stream-ledger.js';
 import type { PageReader, PageSession } from './stream-page.js';
 import type { StreamWorld } from './stream-world.js';
@@ -72,7 +72,13 @@ export function judgePageReader(world: StreamWorld, reader: PageReader): Violati
       for (const t of b.textTokens) owedText.add(t);
     }
   }
-  judgeShown(page.tokens(), reader.follows.name, owedText, once);
+  const owedNow = withoutShownBefore(world, reader.follows, reader.sessions[0], owedText);
+  const end = Math.max(...reader.sessions.map((v) => v.endedAt ?? Number.POSITIVE_INFINITY));
+  const why = lateOldBranch(
+    reader.follows.executions,
+    own.filter((b) => b.at <= end),
+  );
+  judgeShown(page.tokens(), reader.follows.name, owedNow, once, why);
   return out;
 }
 

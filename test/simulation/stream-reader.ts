@@ -132,7 +132,10 @@ export class StreamReader {
   /** The commit of a batch read: the first with its tokens this reader has not matched yet (else the last it did). */
   private match(batch: RunStreamBatch): { commit: CommittedBatch | undefined; again: boolean } {
     const commits = this.world.ledger.commitsOf(tokensIn(batch.parts));
-    const commit = commits.find((c) => !this.matched.has(c.index));
+    // The same parts committed twice (an answer lost, the parts sent again) differ by cursor.
+    const commit =
+      commits.find((c) => !this.matched.has(c.index) && c.cursor === batch.cursor) ??
+      commits.find((c) => !this.matched.has(c.index));
     if (commit === undefined) return { commit: commits.at(-1), again: commits.length > 0 };
     this.matched.add(commit.index);
     return { commit, again: false };
