@@ -71,7 +71,7 @@ export class FaultyStreamStore implements RunStreamStore {
       this.held.add(fail);
       const commit = async (): Promise<number> => {
         const cursor = await this.inner.append(ref, copy);
-        const batch = this.ledger.commit(ref, copy, cursor, this.clock.now());
+        const batch = this.ledger.commit(ref, copy, cursor, this.clock.now(), fault === 'lost-answer');
         this.trace.log(who, `batch committed: cursor ${cursor}, ${batch.tokens.length} parts (#${batch.index})`);
         return cursor;
       };

@@ -26,7 +26,8 @@ const CLOSE_RELEASES_MS = 1000;
  *   fraction, Infinity) fails with a clear error and reads nothing;
  * - **page-shows-its-run** / **page-shows-every-batch** / **page-no-duplicates**: the page built
  *   from what it read (`RunStreamUIState`) shows nothing of another workflow, every part of the
- *   attempts Temporal took that it read before anything later of its workflow, each once;
+ *   attempts Temporal took that it read before anything later of its workflow, each once (a part
+ *   whose commit lost its answer and was sent again is counted as documented, {@link LOST_ANSWER_RESENT});
  * - **reader-never-spins**: a reader waiting for its next batch never busy-loops (a wait that
  *   answers at once while the read finds nothing, forever, freezes the process);
  * - **close-releases-readers**: once the store is closed, every reader's session ends within a second;
@@ -186,7 +187,7 @@ function judgePage(world: StreamWorld, reader: StreamReader, once: (invariant: s
   }
   for (const chunk of ui.endStep()) page.apply(chunk);
   const owedNow = withoutShownBefore(world, reader.follows, reader.sessions[0], owedText);
-  judgeShown(page.tokens(), own, owedNow, once, lateOldBranch(reader.follows.executions, readOwn));
+  judgeShown(world, page.tokens(), own, owedNow, once, lateOldBranch(reader.follows.executions, readOwn));
 }
 
 /**
@@ -228,6 +229,7 @@ export function withoutShownBefore(
 
 /** The page's tokens: nothing of another workflow, nothing twice, every part it owes. */
 export function judgeShown(
+  world: StreamWorld,
   shown: readonly string[],
   own: string,
   owedText: ReadonlySet<string>,
@@ -238,8 +240,13 @@ export function judgeShown(
   if (foreign !== undefined) once('page-shows-its-run', `the page shows ${foreign}, written by another workflow`);
   const counts = new Map<string, number>();
   for (const t of shown) counts.set(t, (counts.get(t) ?? 0) + 1);
-  const twice = [...counts].find(([, n]) => n > 1);
-  if (twice !== undefined) once('page-no-duplicates', `the page shows ${twice[0]} ${twice[1]} times`);
+  const twice = [...counts].filter(([, n]) => n > 1);
+  const unexplained = twice.find(([t]) => !resent(world, t));
+  if (unexplained !== undefined) {
+    once('page-no-duplicates', `the page shows ${unexplained[0]} ${unexplained[1]} times`);
+  } else if (twice.length > 0) {
+    world.documented[LOST_ANSWER_RESENT] = (world.documented[LOST_ANSWER_RESENT] ?? 0) + 1;
+  }
   const missing = [...owedText].filter((t) => !counts.has(t));
   if (missing.length > 0) {
     once(
@@ -247,6 +254,19 @@ export function judgeShown(
       `the page lacks ${missing.length} parts of its run's taken attempts, first ${missing[0]}${why === undefined ? '' : ` (${why})`}`,
     );
   }
+}
+
+/**
+ * The documented cause of a part shown twice: the store committed a batch and its answer was lost
+ * (a connection reset after the commit), so the writer, which saw a failed write, sent its parts
+ * again with the next one (writes are at least once; README, Streaming, "Not guaranteed").
+ */
+export const LOST_ANSWER_RESENT = 'lost-answer-resent';
+
+/** Whether `token` is on the page twice because a commit of it lost its answer and the parts went again. */
+function resent(world: StreamWorld, token: string): boolean {
+  const commits = world.ledger.batches.filter((b) => b.tokens.includes(token));
+  return commits.length > 1 && commits.slice(0, -1).some((b) => b.answerLost);
 }
 
 /** Whether commit `c` comes after `b` in the workflow's stream: a later execution, step or attempt. */

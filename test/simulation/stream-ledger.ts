@@ -14,6 +14,8 @@ export interface CommittedBatch {
   /** Tokens of its text deltas (what a page shows). */
   readonly textTokens: readonly string[];
   readonly at: number;
+  /** The store's answer was lost on the way back (the writer took the append for failed and sends its parts again). */
+  readonly answerLost: boolean;
 }
 
 /** The tokens in `value` (parts, a batch, a chunk, a string), in order. */
@@ -69,7 +71,13 @@ export class StreamLedger {
   private readonly lastCursor = new Map<string, number>();
   private readonly byTokens = new Map<string, CommittedBatch[]>();
 
-  commit(ref: RunStreamWriterRef, parts: readonly RunStreamPart[], cursor: number, at: number): CommittedBatch {
+  commit(
+    ref: RunStreamWriterRef,
+    parts: readonly RunStreamPart[],
+    cursor: number,
+    at: number,
+    answerLost = false,
+  ): CommittedBatch {
     const tokens = tokensIn(parts);
     const textTokens = tokensIn(parts.filter((p) => p.type === 'text-delta'));
     const batch = {
@@ -80,6 +88,7 @@ export class StreamLedger {
       tokens,
       textTokens,
       at,
+      answerLost,
     };
     this.batches.push(batch);
     const key = tokens.join(',');

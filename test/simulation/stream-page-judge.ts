@@ -78,7 +78,7 @@ export function judgePageReader(world: StreamWorld, reader: PageReader): Violati
     reader.follows.executions,
     own.filter((b) => b.at <= end),
   );
-  judgeShown(page.tokens(), reader.follows.name, owedNow, once, why);
+  judgeShown(world, page.tokens(), reader.follows.name, owedNow, once, why);
   return out;
 }
 

@@ -20,6 +20,8 @@ export interface StreamSeedResult {
   readonly trace: () => string;
   /** Batches the store committed. */
   readonly batches: number;
+  /** Pages whose duplicated parts a documented cause explains, by cause. */
+  readonly documented: Readonly<Record<string, number>>;
 }
 
 /**
@@ -76,6 +78,7 @@ async function run(scenario: StreamScenario, clock: VirtualClock, budgetMs: numb
     closes: [],
     workflows: [],
     budgetMs,
+    documented: {},
     closedAt: undefined,
     writersDone: () => writers.size === 0 && clock.now() >= lastStart,
     ended: ending.signal,
@@ -133,5 +136,6 @@ async function run(scenario: StreamScenario, clock: VirtualClock, budgetMs: numb
     violations,
     trace: () => [...describeStreamScenario(scenario).map((l) => `    ${l}`), trace.render()].join('\n'),
     batches: ledger.batches.length,
+    documented: world.documented,
   };
 }

@@ -45,6 +45,8 @@ export interface StreamWorld {
   readonly ledger: StreamLedger;
   readonly closes: CloseTiming[];
   readonly workflows: WorkflowRecord[];
+  /** Pages whose duplicates a documented cause explains, by cause. */
+  readonly documented: Record<string, number>;
   /** The budget a step's close may take, in ms (the documented one). */
   readonly budgetMs: number;
   /** When the store was closed (a shutdown), if it was. */

@@ -62,7 +62,10 @@ export async function prepareSuite(name: SuiteName): Promise<PreparedSuite> {
     setup: `close budget ${budgetMs} ms`,
     async run(seed) {
       const r = await simulateStream(seed, budgetMs);
-      return { violations: r.violations, trace: r.trace, counts: { batches: r.batches }, notes: [] };
+      const counts: Record<string, number> = { batches: r.batches };
+      for (const [cause, n] of Object.entries(r.documented)) counts[`documented ${cause}`] = n;
+      const notes = Object.entries(r.documented).map(([cause, n]) => `documented, ${cause}: ${n} pages`);
+      return { violations: r.violations, trace: r.trace, counts, notes };
     },
   };
 }
