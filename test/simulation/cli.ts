@@ -16,6 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import type { SimulationRun, SuiteRun } from './report-section.js';
 import { prepareSuite, SUITES, type SuiteName } from './suites.js';
+import { openFindingOf } from './view-regression-seeds.js';
 
 /** Parsed command line. */
 interface Options {
@@ -99,7 +100,12 @@ async function runSuite(name: SuiteName, options: Options, print: (line: string)
     const result = await suite.run(seed);
     for (const [k, n] of Object.entries(result.counts)) counts[k] = (counts[k] ?? 0) + n;
     const label = name === 'effects' ? `seed ${seed}` : `seed ${seed} (${name})`;
-    for (const v of result.violations) print(`${label}: ${v.invariant}: ${v.message}`);
+    for (const v of result.violations) {
+      const open = openFindingOf(name, v);
+      print(
+        `${label}: ${v.invariant}: ${v.message}${open === undefined ? '' : ` [open finding, as seed ${open.seed}]`}`,
+      );
+    }
     if (result.violations.length > 0) failingSeeds++;
     violations += result.violations.length;
     if (options.verbose) for (const note of result.notes) print(`${label}: ${note}`);

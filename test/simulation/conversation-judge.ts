@@ -104,7 +104,7 @@ export class ConversationJudge {
   prune(
     after: ReadonlyMap<string, RawEntry>,
     executions: readonly JudgedExecution[],
-    closedBy: (runId: string) => string,
+    closedBy: (id: string, runId: string) => string,
   ): void {
     for (const e of executions) {
       if (!e.open || this.reportedOpen.has(e.id)) continue;
@@ -114,7 +114,7 @@ export class ConversationJudge {
       this.reportedOpen.add(e.id);
       this.fail(
         'open-never-pruned',
-        `a prune deleted ${pruned.length} of the ${e.keys.length} entries of ${e.id} (run ${e.runId}), which is running (first: ${first}; ${closedBy(e.runId)})`,
+        `a prune deleted ${pruned.length} of the ${e.keys.length} entries of ${e.id} (run ${e.runId}), which is running (first: ${first}; ${closedBy(e.id, e.runId)})`,
       );
     }
   }

@@ -61,6 +61,7 @@ async function run(
     workers: scenario.workers.map((plan) => new SimWorker(plan, backend.store)),
     executions: [],
     sqliteWalkBounded: walkBounded,
+    zombieCloses: new Map(),
     track(promise) {
       work.add(promise);
       const done = (): boolean => work.delete(promise);
@@ -104,11 +105,15 @@ async function pruneNow(world: ConvWorld, limit: number): Promise<void> {
   if (deleted === 0) return;
   const after = backend.rows();
   trace.log('world', `prune(${limit}) deleted ${deleted} rows (${after.size} entries left)`);
-  const closedBy = (runId: string): string =>
-    executions
-      .filter((e) => e.runId === runId && e.status !== 'running')
-      .map((e) => `${e.id} ${e.status}`)
-      .join(', ') || 'no other execution of the run ended';
+  const closedBy = (id: string, runId: string): string => {
+    const others =
+      executions
+        .filter((e) => e.runId === runId && e.status !== 'running')
+        .map((e) => `${e.id} ${e.status}`)
+        .join(', ') || 'no other execution of the run ended';
+    const zombie = world.zombieCloses.get(id);
+    return zombie === undefined ? others : `${others}; its own zombie attempt closed it at ${zombie} ms`;
+  };
   const open = executions.filter((e) => e.open);
   judge.prune(
     after,

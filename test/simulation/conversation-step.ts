@@ -21,6 +21,8 @@ export interface StepAttemptPlan {
   readonly shape: AnswerShape;
   /** The provider fails the call after the load (a 503): nothing is stored, Temporal retries. */
   readonly providerFails: boolean;
+  /** It outlives the start-to-close timeout: Temporal retries without it, and what it stores comes late. */
+  readonly zombie: boolean;
   readonly maxSteps: number;
 }
 
@@ -105,6 +107,7 @@ async function attempt(
       who,
       `appended (head ${conversation.head.slice(0, 8)})${closes ? ', closing the conversation' : ''}`,
     );
+    if (closes && plan.zombie) world.zombieCloses.set(exec.id, world.clock.now());
     return { kind: 'answered', conversation, response, closes };
   } catch (error) {
     world.trace.log(who, `append failed: ${describe(error)}`);

@@ -125,6 +125,7 @@ export class WorkflowDriver {
         variant,
         shape: taken || this.rng.chance(0.5) ? shape : this.shape(),
         providerFails: kind === 'provider',
+        zombie: kind === 'zombie',
         maxSteps: this.plan.maxSteps,
       });
       if (kind === 'crash') clock.at(clock.now() + this.rng.int(1, modelMs), () => worker.restart());

@@ -20,6 +20,8 @@ export interface ConvWorld {
   readonly executions: Execution[];
   /** Whether the SQLite store's chain walk ends on a parent cycle (probed once, in a child process, before the history). */
   readonly sqliteWalkBounded: boolean;
+  /** When a zombie attempt (one Temporal did not take) last stored a final answer, by execution. */
+  readonly zombieCloses: Map<string, number>;
   /** Work still running (drivers, zombie attempts, late reads): the history ends when all settle. */
   track(work: Promise<unknown>): void;
 }

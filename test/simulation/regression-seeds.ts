@@ -1,4 +1,5 @@
 import type { SuiteName } from './suites.js';
+import { VIEW_REGRESSION_SEEDS } from './view-regression-seeds.js';
 
 /** A seed whose history once broke an invariant, and what it found. */
 export interface RegressionSeed {
@@ -19,6 +20,7 @@ export interface RegressionSeed {
  * each to be clean. The traces below are abridged from the code the bug was found on.
  */
 export const REGRESSION_SEEDS: readonly RegressionSeed[] = [
+  // The effect protocol's (issue 13 and after), then the conversation and stream suites' (issue 23).
   // Found on 37b5526 (before the fixes of issue 12), marker remote:
   //      18 ms  P1/A1  execute starts                      (998 ms, ignores its signal)
   //     400 ms  P1/A1  signal aborts (start-to-close timeout)   -> the keeper stops renewing
@@ -102,4 +104,5 @@ export const REGRESSION_SEEDS: readonly RegressionSeed[] = [
     foundOn: '14c1bdd',
     fixedIn: '66210af',
   },
+  ...VIEW_REGRESSION_SEEDS,
 ];

@@ -1,10 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { REGRESSION_SEEDS } from './regression-seeds.js';
 import { prepareSuite, SUITES, type PreparedSuite, type SuiteName } from './suites.js';
+import { OPEN_FINDINGS, openFindingOf } from './view-regression-seeds.js';
 
 // The simulator's seeds as tests: every history that once broke an invariant replays exactly and
-// must now be clean, and fresh seeds of every suite (a different range each run; a failure names
-// its seed and the command that replays it) must be clean too.
+// must now be clean; the seeds of open findings still break theirs (a fixed one fails here: move
+// it to the regression seeds); fresh seeds of every suite (a different range each run; a failure
+// names its seed and the command that replays it) break nothing but open findings.
 
 /** Fresh seeds per suite (the conversation and stream histories cost more than the effect protocol's). */
 const RANDOM_SEEDS: Record<SuiteName, number> = { effects: 300, conversation: 150, stream: 150 };
@@ -15,13 +17,13 @@ const suite = (name: SuiteName): Promise<PreparedSuite> => {
   return found;
 };
 
-/** The violations of `seed`, each as `seed S: invariant: message`, with the replay command. */
-async function violationsOf(name: SuiteName, seed: number): Promise<string[]> {
+/** The violations of `seed` (those of open findings left out unless `all`), each with the replay command. */
+async function violationsOf(name: SuiteName, seed: number, all = true): Promise<string[]> {
   const result = await (await suite(name)).run(seed);
   const flag = name === 'effects' ? '' : `--suite ${name} `;
-  return result.violations.map(
-    (v) => `seed ${seed}: ${v.invariant}: ${v.message} (replay: npm run sim -- ${flag}--seed ${seed} --verbose)`,
-  );
+  return result.violations
+    .filter((v) => all || openFindingOf(name, v) === undefined)
+    .map((v) => `seed ${seed}: ${v.invariant}: ${v.message} (replay: npm run sim -- ${flag}--seed ${seed} --verbose)`);
 }
 
 describe('deterministic simulation', () => {
@@ -32,19 +34,27 @@ describe('deterministic simulation', () => {
     },
   );
 
+  it.each(OPEN_FINDINGS.map((f) => [f.suite, f.seed, f.bug, f.invariant] as const))(
+    '%s seed %i still finds an open bug: %s (%s)',
+    async (name, seed, _bug, invariant) => {
+      const result = await (await suite(name)).run(seed);
+      expect(result.violations.map((v) => v.invariant)).toContain(invariant);
+    },
+  );
+
   it.each(SUITES.map((name) => [RANDOM_SEEDS[name], name] as const))(
     '%i fresh seeds of the %s suite break no invariant',
     async (count, name) => {
       const from = 1_000_000 + Math.floor(Math.random() * 1_000_000_000);
       const found: string[] = [];
-      for (let seed = from; seed < from + count; seed++) found.push(...(await violationsOf(name, seed)));
+      for (let seed = from; seed < from + count; seed++) found.push(...(await violationsOf(name, seed, false)));
       expect(found).toEqual([]);
     },
     120_000,
   );
 
   it.each(SUITES.map((name) => [name] as const))(
-    'a %s seed replays exactly: the same history, event for event, whatever ran before it',
+    'the %s suite: a seed replays exactly, the same history event for event, whatever ran before it',
     async (name) => {
       const prepared = await suite(name);
       const alone = (await prepared.run(13)).trace();
