@@ -1,19 +1,21 @@
 // The deterministic simulator (issue 13: the effect protocol; issue 23: the conversation store
 // and the run streams):
 //
-//   npm run sim -- --seeds N [--from S0] [--seed S] [--suite NAME] [--verbose] [--record FILE]
+//   npm run sim -- --seeds N [--from S0] [--seed S] [--suite NAME] [--jobs J] [--verbose] [--record FILE]
 //
 // Runs seeds S0 .. S0+N-1 (S0 = 1), or the one seed S, of each suite (`effects`, `conversation`,
 // `stream`, or `all`, the default): each seed one exact history of the real code under a virtual
 // clock and injected faults. Prints one line per violated invariant with its suite and seed (and
 // the history's trace for the first few failing seeds, or for every seed with --verbose), then
-// `N seeds, V violations`; exits 1 on a violation. --record writes the run's numbers as JSON
+// `N seeds, V violations`; exits 1 on a violation. --jobs runs the seeds in J processes (one per
+// core), a consecutive share each. --record writes the run's numbers as JSON
 // (docs/reliability.md's simulation section is generated from test/simulation/last-run.json).
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import { runInJobs } from './parallel-run.js';
 import type { SimulationRun, SuiteRun } from './report-section.js';
 import { prepareSuite, SUITES, type SuiteName } from './suites.js';
 import { openFindingOf } from './view-regression-seeds.js';
@@ -22,13 +24,15 @@ import { openFindingOf } from './view-regression-seeds.js';
 interface Options {
   readonly seeds: readonly number[];
   readonly suites: readonly SuiteName[];
+  /** Processes to share the seeds between (1: this one). */
+  readonly jobs: number;
   readonly verbose: boolean;
   readonly record?: string;
   /** The command as typed after `npm run sim --`, for the record. */
   readonly args: string;
 }
 
-const USAGE = `usage: npm run sim -- --seeds N [--from S0] [--seed S] [--suite ${SUITES.join('|')}|all] [--verbose] [--record FILE]`;
+const USAGE = `usage: npm run sim -- --seeds N [--from S0] [--seed S] [--suite ${SUITES.join('|')}|all] [--jobs J] [--verbose] [--record FILE]`;
 /** Failing seeds whose trace is printed in full, per suite (the rest name the command that replays them). */
 const TRACED_FAILURES = 5;
 
@@ -39,6 +43,7 @@ function parse(argv: readonly string[]): Options {
   let verbose = false;
   let record: string | undefined;
   let suites: readonly SuiteName[] = SUITES;
+  let jobs = 1;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = (): number => {
@@ -49,6 +54,7 @@ function parse(argv: readonly string[]): Options {
     if (arg === '--seeds') count = value();
     else if (arg === '--from') from = value();
     else if (arg === '--seed') single = value();
+    else if (arg === '--jobs') jobs = Math.max(1, value());
     else if (arg === '--verbose') verbose = true;
     else if (arg === '--suite') {
       const name = argv[++i];
@@ -62,6 +68,7 @@ function parse(argv: readonly string[]): Options {
   }
   const common = {
     suites,
+    jobs,
     verbose,
     args: argv.filter((a, i) => a !== '--record' && argv[i - 1] !== '--record').join(' '),
   };
@@ -74,12 +81,24 @@ function parse(argv: readonly string[]): Options {
 /** Runs the seeds of every suite asked for and prints the report; resolves with the number of violations. */
 export async function main(argv: readonly string[], print: (line: string) => void = console.log): Promise<number> {
   const options = parse(argv);
-  const runs: Record<string, SuiteRun> = {};
+  let runs: Record<string, SuiteRun> = {};
   let total = 0;
-  for (const name of options.suites) {
-    const run = await runSuite(name, options, print);
-    runs[name] = run;
-    total += run.violations;
+  const [first] = options.seeds;
+  if (options.jobs > 1 && options.seeds.length > 1 && first !== undefined) {
+    const passed = options.suites.length === 1 ? ['--suite', ...options.suites] : [];
+    if (options.verbose) passed.push('--verbose');
+    runs = await runInJobs(first, options.seeds.length, options.jobs, passed, print);
+    for (const [name, run] of Object.entries(runs)) {
+      total += run.violations;
+      print(`(${name}: ${run.seconds} s in ${options.jobs} processes, ${run.cpuSeconds} s of CPU)`);
+      print(`${name}: ${run.seeds} seeds, ${run.violations} violations`);
+    }
+  } else {
+    for (const name of options.suites) {
+      const run = await runSuite(name, options, print);
+      runs[name] = run;
+      total += run.violations;
+    }
   }
   if (options.record !== undefined)
     writeFileSync(options.record, `${JSON.stringify(record(options, runs), null, 2)}\n`);
@@ -136,10 +155,12 @@ function record(options: Options, runs: Record<string, SuiteRun>): SimulationRun
     command: `npm run sim -- ${options.args}`,
     seeds: options.seeds.length,
     violations: Object.values(runs).reduce((sum, r) => sum + r.violations, 0),
+    // One suite after the other; in jobs, each suite's seconds are the whole run's.
     seconds: Number(
-      Object.values(runs)
-        .reduce((sum, r) => sum + r.seconds, 0)
-        .toFixed(1),
+      (options.jobs > 1
+        ? Math.max(...Object.values(runs).map((r) => r.seconds))
+        : Object.values(runs).reduce((sum, r) => sum + r.seconds, 0)
+      ).toFixed(1),
     ),
     applications: effects?.counts['applications'] ?? 0,
     documentedDuplicates: Object.fromEntries(documented),
