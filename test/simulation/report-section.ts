@@ -72,7 +72,6 @@ export function simulationSection(): string[] {
     "after the last attempt; a throw leaves no record and no live claim of the thrower's; a record never changes; a",
     'call in a live process settles.',
     '',
-    ...viewSuitesSection(run),
   ];
   if (run === undefined) {
     lines.push('No run recorded yet.', '');
@@ -99,6 +98,7 @@ export function simulationSection(): string[] {
     'last-check-sound in 100 000 seeds (seed 14111 pins it); a `put` that overwrites, 6 record-never-overwritten in',
     '100 000.',
     '',
+    ...viewSuitesSection(run),
     ...viewSuitesOnMain(),
     'Every bug it found is a seed in test/simulation/regression-seeds.ts, replayed by',
     'test/simulation/regression.test.ts (`npm run sim -- [--suite NAME] --seed S --verbose` prints its history):',
