@@ -1,5 +1,10 @@
+import type { SuiteName } from './suites.js';
+import { VIEW_REGRESSION_SEEDS } from './view-regression-seeds.js';
+
 /** A seed whose history once broke an invariant, and what it found. */
 export interface RegressionSeed {
+  /** The suite whose history it is (default: the effect protocol's). */
+  readonly suite?: SuiteName;
   readonly seed: number;
   /** The bug, as the issue that fixed it names it. */
   readonly bug: string;
@@ -10,11 +15,12 @@ export interface RegressionSeed {
 }
 
 /**
- * Every bug the simulator found, as the seed that found it (`npm run sim -- --seed S --verbose`
- * replays its history on today's code). test/simulation/regression.test.ts expects each to be
- * clean. The traces below are abridged from the code the bug was found on.
+ * Every bug the simulator found, as the seed that found it (`npm run sim -- [--suite NAME] --seed
+ * S --verbose` replays its history on today's code). test/simulation/regression.test.ts expects
+ * each to be clean. The traces below are abridged from the code the bug was found on.
  */
 export const REGRESSION_SEEDS: readonly RegressionSeed[] = [
+  // The effect protocol's (issue 13 and after), then the conversation and stream suites' (issue 23).
   // Found on 37b5526 (before the fixes of issue 12), marker remote:
   //      18 ms  P1/A1  execute starts                      (998 ms, ignores its signal)
   //     400 ms  P1/A1  signal aborts (start-to-close timeout)   -> the keeper stops renewing
@@ -98,4 +104,5 @@ export const REGRESSION_SEEDS: readonly RegressionSeed[] = [
     foundOn: '14c1bdd',
     fixedIn: '66210af',
   },
+  ...VIEW_REGRESSION_SEEDS,
 ];

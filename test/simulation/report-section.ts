@@ -4,6 +4,20 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { REGRESSION_SEEDS } from './regression-seeds.js';
+import { viewSuitesOnMain, viewSuitesSection } from './view-suites-section.js';
+
+/** One suite's numbers in a recorded run. */
+export interface SuiteRun {
+  readonly seeds: number;
+  readonly violations: number;
+  /** Wall-clock seconds, and CPU seconds of the process (the machine may be shared). */
+  readonly seconds: number;
+  readonly cpuSeconds: number;
+  /** What the suite counted (applications, executions, batches, documented duplicates). */
+  readonly counts: Readonly<Record<string, number>>;
+  /** What it detected of the code under test (the protocol's fence, the stream's close budget). */
+  readonly setup: string;
+}
 
 /** What `npm run sim -- ... --record FILE` writes. */
 export interface SimulationRun {
@@ -20,6 +34,8 @@ export interface SimulationRun {
   readonly cpus: number;
   readonly commit: string;
   readonly date: string;
+  /** Every suite run, by name (runs recorded before the suites existed have none). */
+  readonly suites?: Readonly<Record<string, SuiteRun>>;
 }
 
 /** The recorded run the section reports. */
@@ -67,7 +83,7 @@ export function simulationSection(): string[] {
       `Last recorded run: \`${run.command}\`: **${run.seeds.toLocaleString('en-US')} seeds, ${run.violations} violations**, ` +
         `${run.seconds} s on ${run.cpus} cores (Node ${run.node}, commit ${run.commit}, ${run.date}); ` +
         `${run.applications.toLocaleString('en-US')} applications, documented duplicates: ${causes || 'none'}. ` +
-        'CI runs `npm run sim -- --seeds 2000` (.ci/run).',
+        'CI runs `npm run sim -- --seeds 2000` (.ci/run), every suite.',
       '',
     );
   }
@@ -82,12 +98,16 @@ export function simulationSection(): string[] {
     'last-check-sound in 100 000 seeds (seed 14111 pins it); a `put` that overwrites, 6 record-never-overwritten in',
     '100 000.',
     '',
+    ...viewSuitesSection(run),
+    ...viewSuitesOnMain(),
     'Every bug it found is a seed in test/simulation/regression-seeds.ts, replayed by',
-    'test/simulation/regression.test.ts (`npm run sim -- --seed S --verbose` prints its history):',
+    'test/simulation/regression.test.ts (`npm run sim -- [--suite NAME] --seed S --verbose` prints its history):',
     '',
-    '| Seed | Bug | Found on | Fixed in |',
-    '| --- | --- | --- | --- |',
+    '| Suite | Seed | Bug | Found on | Fixed in |',
+    '| --- | --- | --- | --- | --- |',
   );
-  for (const r of REGRESSION_SEEDS) lines.push(`| ${r.seed} | ${r.bug} | ${r.foundOn} | ${r.fixedIn} |`);
+  for (const r of REGRESSION_SEEDS) {
+    lines.push(`| ${r.suite ?? 'effects'} | ${r.seed} | ${r.bug} | ${r.foundOn} | ${r.fixedIn} |`);
+  }
   return lines;
 }
