@@ -115,7 +115,7 @@ class Page {
     this.transport = new DefaultChatTransport({
       api: 'http://chat.test/api/chat',
       fetch: async (url, init) => {
-        const request = new Request(String(url), init);
+        const request = new Request(url, init);
         const response = request.method === 'GET' ? await route.GET(request, this.id) : await route.POST(request);
         if (response.status >= 400) this.refused = response.clone();
         return response;
@@ -180,7 +180,7 @@ async function read(stream: ReadableStream<UIMessageChunk>, message?: UIMessage)
 
 type AnyPart = UIMessage['parts'][number] & Record<string, unknown>;
 const toolParts = (m: UIMessage | null | undefined): AnyPart[] =>
-  (m?.parts ?? []).filter((p) => p.type.startsWith('tool-')) as AnyPart[];
+  (m?.parts ?? []).filter((p) => p.type.startsWith('tool-'));
 const texts = (m: UIMessage | null | undefined): string[] =>
   m?.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])) ?? [];
 const promptText = (prompt: LanguageModelV4CallOptions['prompt'] | undefined): string => JSON.stringify(prompt ?? []);
