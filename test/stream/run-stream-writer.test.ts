@@ -7,8 +7,9 @@ import type { RunStreamStore } from '../../src/stream/run-stream-store.js';
 import { RunStreamWriter, STREAM_CLOSE_BUDGET_MS } from '../../src/stream/run-stream-writer.js';
 
 const ref = { runId: 'r', workflowId: 'w', firstExecutionRunId: 'r', step: 0, attempt: 1, execution: 'exec-1' };
-// A loaded 2-core machine may fire the budget's timer late; the bound is about seconds, not this slack.
-const SLACK_MS = 250;
+// A loaded 2-core machine fires the budget's timer late (up to ~500 ms seen in CI); a budget twice
+// as long as STREAM_CLOSE_BUDGET_MS still fails the bound.
+const SLACK_MS = 450;
 
 /** A store whose appends are answered by `answer` (counted). */
 function storeWith(
