@@ -1,6 +1,8 @@
 import { Context } from '@temporalio/activity';
 import { chainEntries, conversationRoot, type ConversationEntry } from '../src/conversation/conversation-entry.js';
 import { messagesOf, type ConversationLog } from '../src/conversation/conversation-log.js';
+import type { AppendConversationOptions } from '../src/stores/conversation-store.js';
+import { MAX_WRITE_ORDER } from '../src/stores/conversation-write-order.js';
 import type { JsonMessage, ModelStepConversation, ModelStepInput } from '../common/index.js';
 
 /** The conversation of one model step: what the model is sent, and how its answer is stored. */
@@ -57,13 +59,22 @@ export async function stepConversation(input: ModelStepInput, log: ConversationL
 
 /**
  * The workflow execution this activity runs for, as the conversation store tracks who holds a
- * run's entries (`<workflowId>/<runId>`), and the one it continues; none outside a workflow.
+ * run's entries (`<workflowId>/<runId>`), the one it continues, and which of the execution's
+ * writes this is: the activity's sequence number (its id, as the workflow SDK numbers the
+ * activities it schedules without an explicit id; the agent loop gives none) and its attempt. So
+ * an attempt that outlived its start-to-close timeout and stores its answer after the retry that
+ * Temporal took cannot close (or reopen) the execution's hold. None outside a workflow; no order
+ * for an activity id that is not such a number (a workflow of its own that named the activity).
  */
-function writingExecution(continuedFrom: string | undefined): { execution?: string; previousExecution?: string } {
-  const execution = Context.current().info.workflowExecution;
+function writingExecution(
+  continuedFrom: string | undefined,
+): Pick<AppendConversationOptions, 'execution' | 'previousExecution' | 'writtenBy'> {
+  const { workflowExecution: execution, activityId, attempt } = Context.current().info;
   if (execution === undefined) return {};
+  const activity = /^[1-9][0-9]{0,9}$/.test(activityId) ? Number(activityId) : NaN;
   return {
     execution: `${execution.workflowId}/${execution.runId}`,
     ...(continuedFrom !== undefined ? { previousExecution: `${execution.workflowId}/${continuedFrom}` } : {}),
+    ...(activity <= MAX_WRITE_ORDER ? { writtenBy: { activity, attempt } } : {}),
   };
 }

@@ -102,6 +102,7 @@ export {
   type AppendConversationOptions,
   type ConversationStore,
 } from './stores/conversation-store.js';
+export type { ConversationWriteOrder } from './stores/conversation-write-order.js';
 export { MemoryConversationStore, type MemoryConversationStoreOptions } from './stores/memory-conversation.js';
 export { ConversationCache, DEFAULT_CONVERSATION_CACHE_BYTES } from './conversation/conversation-cache.js';
 export { ConversationLog, messagesOf } from './conversation/conversation-log.js';

@@ -1,11 +1,13 @@
 import type { ConversationEntry } from '../conversation/conversation-entry.js';
+import type { ConversationWriteOrder } from './conversation-write-order.js';
 
 /** What {@link ConversationStore.appendConversation} is told about the run. */
 export interface AppendConversationOptions {
   /**
    * The writing execution wrote its final step: it no longer holds the run's entries, which may be
    * pruned once every execution of the run let go of them (see {@link ConversationStore}). A later
-   * write by the same execution (a retried step) opens it again.
+   * write by the same execution (a retry of the step that answered with tool calls, the agent loop
+   * run again) opens it again; an older one (see `writtenBy`) leaves it closed.
    */
   readonly close?: boolean;
   /**
@@ -14,6 +16,18 @@ export interface AppendConversationOptions {
    * reset) each hold the run's entries until they close. Default `''`: one execution per run id.
    */
   readonly execution?: string;
+  /**
+   * Which write of the execution this is (the activity and attempt that write). Only the
+   * execution's latest write so far decides whether it holds the run's entries: a write of an
+   * older activity, or an older attempt of the same activity, adds its entries and leaves the
+   * execution open or closed as it was. That is an attempt that outlived its start-to-close
+   * timeout and stores its answer after the retry Temporal took: its final answer does not close
+   * an execution that went on with the retry's tool calls, nor its tool calls reopen one the
+   * retry closed. Default: the write counts as the execution's latest.
+   *
+   * @throws InvalidOptionError, writing nothing, when a number is not a whole number from 1 to 2^31-1.
+   */
+  readonly writtenBy?: ConversationWriteOrder;
   /**
    * An execution of the same run that this one continues (its continue-as-new, retry or cron
    * predecessor, finished by definition): the write closes it, as if its last write had closed.
@@ -29,9 +43,10 @@ export interface AppendConversationOptions {
  * Also the payloads Temporal's External Storage offloads (see the worker's storage driver).
  *
  * Retention, per execution: every execution that wrote to a run holds the run's entries until it
- * closes (its final step was written); the entries go once every execution of the run closed more
- * than `retentionMs` ago, with the effect records. An execution that never closes (it failed, was
- * cancelled, terminated or reset away) lets go {@link ABANDONED_RUN_MS} after its last write.
+ * closes (its latest write, by activity and attempt, was its final step); the entries go once
+ * every execution of the run closed more than `retentionMs` ago, with the effect records. An
+ * execution that never closes (it failed, was cancelled, terminated or reset away) lets go
+ * {@link ABANDONED_RUN_MS} after its last write.
  * Payloads go `retentionMs` after they were last stored (storing the same payload again extends it).
  *
  * The store is not trusted with content: `ConversationLog` checks every entry it reads back
@@ -41,8 +56,10 @@ export interface ConversationStore {
   /**
    * Writes the entries of run `runId` the store does not have yet (an entry with the same key is
    * the same message after the same history: it is never rewritten), in one transaction, and
-   * marks the writing execution open, or closed with `close` (and `previousExecution` closed).
+   * marks the writing execution open, or closed with `close` (and `previousExecution` closed),
+   * unless the execution has a later write (`writtenBy`).
    *
+   * @throws InvalidOptionError, writing nothing, for a `writtenBy` out of range.
    * @throws ConversationEntryCorruptError, writing nothing, when the store already holds one of
    *   the keys with another parent, message or run (a row planted or edited by someone else).
    */

@@ -3,6 +3,7 @@ export interface ConversationTables {
   readonly entries: string;
   /** The one open/closed row per run id of 0.3, kept for its rows (each counts as execution `''` of its run) and for workers of that version. */
   readonly runs: string;
+  /** One row per execution of a run: open or closed, when, and the activity and attempt of that write. */
   readonly executions: string;
   readonly payloads: string;
 }

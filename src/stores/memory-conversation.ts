@@ -1,16 +1,18 @@
 import type { ConversationEntry } from '../conversation/conversation-entry.js';
 import { plantedEntry } from './conversation-chain.js';
 import { ABANDONED_RUN_MS, type AppendConversationOptions, type ConversationStore } from './conversation-store.js';
+import { checkedWriteOrder, isLatestWrite, type ConversationWriteOrder } from './conversation-write-order.js';
 import { DEFAULT_RETENTION_MS } from './retention.js';
 
 interface StoredEntry extends ConversationEntry {
   readonly runId: string;
 }
 
-/** One execution's hold on its run's entries. */
+/** One execution's hold on its run's entries, as its latest write left it. */
 interface ExecutionState {
-  open: boolean;
-  touchedAt: number;
+  readonly open: boolean;
+  readonly touchedAt: number;
+  readonly writtenBy?: ConversationWriteOrder;
 }
 
 /** Options of {@link MemoryConversationStore}. */
@@ -44,12 +46,18 @@ export class MemoryConversationStore implements ConversationStore {
     entries: readonly ConversationEntry[],
     options: AppendConversationOptions = {},
   ): Promise<void> {
+    // What the write throws (a planted key, a writtenBy out of range) rejects, writing nothing.
+    return new Promise((resolve) => resolve(this.append(runId, entries, options)));
+  }
+
+  private append(runId: string, entries: readonly ConversationEntry[], options: AppendConversationOptions): void {
+    const writtenBy = checkedWriteOrder(options.writtenBy);
     for (const entry of entries) {
       const stored = this.entries.get(entry.key);
       const same =
         stored === undefined ||
         (stored.parent === entry.parent && stored.json === entry.json && stored.runId === runId);
-      if (!same) return Promise.reject(plantedEntry(runId, entry.key));
+      if (!same) throw plantedEntry(runId, entry.key);
     }
     for (const entry of entries) {
       if (!this.entries.has(entry.key))
@@ -59,12 +67,16 @@ export class MemoryConversationStore implements ConversationStore {
     this.runs.set(runId, executions);
     const execution = options.execution ?? '';
     const now = this.now();
-    executions.set(execution, { open: options.close !== true, touchedAt: now });
-    const previous = options.previousExecution;
-    if (previous !== undefined && previous !== execution && executions.get(previous)?.open === true) {
-      executions.set(previous, { open: false, touchedAt: now });
+    const latest = executions.get(execution);
+    if (isLatestWrite(writtenBy, latest?.writtenBy)) {
+      const order = writtenBy ?? latest?.writtenBy;
+      executions.set(execution, { open: options.close !== true, touchedAt: now, ...(order && { writtenBy: order }) });
     }
-    return Promise.resolve();
+    const previous = options.previousExecution;
+    const before = previous === undefined || previous === execution ? undefined : executions.get(previous);
+    if (previous !== undefined && before?.open === true) {
+      executions.set(previous, { ...before, open: false, touchedAt: now });
+    }
   }
 
   loadConversation(head: string): Promise<ConversationEntry[] | undefined> {

@@ -4,8 +4,11 @@ import { conversationTables } from './conversation-tables.js';
 /**
  * Creates the conversation-entry, run, execution and payload tables if missing, inside the
  * caller's transaction and advisory lock. Tables are only ever added (the execution table last):
- * an older database gains the new ones when a worker of this version first opens it, with no
- * migration.
+ * an older database gains the new ones when a worker of this version first opens it. An execution
+ * table without the order of its rows' latest writes (`activity`, `attempt`) gains the two
+ * nullable columns (no rewrite of the table), its rows unordered: their next write counts as the
+ * latest, as every write did before. Workers of the earlier layout name their columns, so they
+ * keep writing (their writes count as the latest).
  */
 export async function ensurePgConversationSchema(
   sql: (text: string, values?: unknown[]) => Promise<unknown[]>,
@@ -15,11 +18,22 @@ export async function ensurePgConversationSchema(
   const s = quoteIdentifier(schema, 'schema name');
   const { entries, runs, executions, payloads } = conversationTables(table);
   const q = (name: string) => `${s}.${quoteIdentifier(name, 'table name')}`;
-  // Checked first: CREATE ... IF NOT EXISTS locks the table against writes even when it exists.
-  const [found] = (await sql('SELECT to_regclass($1)::text AS found', [q(executions)])) as Array<{
-    found: string | null;
-  }>;
-  if ((found?.found ?? null) !== null) return;
+  // Checked first: CREATE ... IF NOT EXISTS and ALTER TABLE lock the table against writes even
+  // when there is nothing to do.
+  const [found] = (await sql(
+    `SELECT to_regclass($1)::text AS found, EXISTS (
+       SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'attempt' AND NOT attisdropped
+     ) AS ordered`,
+    [q(executions)],
+  )) as Array<{ found: string | null; ordered: boolean }>;
+  if ((found?.found ?? null) !== null) {
+    if (found?.ordered !== true) {
+      await sql(
+        `ALTER TABLE ${q(executions)} ADD COLUMN IF NOT EXISTS activity integer, ADD COLUMN IF NOT EXISTS attempt integer`,
+      );
+    }
+    return;
+  }
   await sql(`CREATE TABLE IF NOT EXISTS ${q(entries)} (
     key text COLLATE "C" PRIMARY KEY,
     parent text COLLATE "C" NOT NULL,
@@ -44,6 +58,8 @@ export async function ensurePgConversationSchema(
     execution text NOT NULL,
     open boolean NOT NULL,
     touched_at timestamptz NOT NULL,
+    activity integer,
+    attempt integer,
     PRIMARY KEY (run_id, execution))`);
 }
 
@@ -51,8 +67,9 @@ export async function ensurePgConversationSchema(
 export interface PgConversationStatements {
   /**
    * $1 keys, $2 parents, $3 JSON texts (arrays), $4 run id, $5 execution, $6 open, $7 previous
-   * execution (or null; never $5): one statement, so entries and executions move together. Writes
-   * nothing and answers the keys stored with other content when there are any.
+   * execution (or null; never $5), $8 and $9 the write's activity and attempt (or null): one
+   * statement, so entries and executions move together. Writes nothing and answers the keys
+   * stored with other content when there are any.
    */
   readonly append: string;
   /** $1 head. */
@@ -83,7 +100,9 @@ export function pgConversationStatements(schema: string, table: string): PgConve
   const p = `${s}.${quoteIdentifier(payloads, 'table name')}`;
   return {
     // `planted` sees the rows stored before the statement: a key held with other content stops
-    // every write of it (a concurrent writer of the same key writes the same content).
+    // every write of it (a concurrent writer of the same key writes the same content). A write of
+    // an older activity or attempt than the execution row's (a zombie attempt landing late) leaves
+    // the row as it is; a write or a row without an order counts as the latest.
     append: `
       WITH input AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS i(k, pa, j)),
       planted AS (
@@ -94,9 +113,12 @@ export function pgConversationStatements(schema: string, table: string): PgConve
         SELECT k, pa, $4, j FROM input WHERE NOT EXISTS (SELECT 1 FROM planted)
         ON CONFLICT (key) DO NOTHING RETURNING 1),
       touched AS (
-        INSERT INTO ${x} (run_id, execution, open, touched_at)
-        SELECT $4::text, $5::text, $6::boolean, now() WHERE NOT EXISTS (SELECT 1 FROM planted)
-        ON CONFLICT (run_id, execution) DO UPDATE SET open = excluded.open, touched_at = excluded.touched_at
+        INSERT INTO ${x} AS cur (run_id, execution, open, touched_at, activity, attempt)
+        SELECT $4::text, $5::text, $6::boolean, now(), $8::integer, $9::integer WHERE NOT EXISTS (SELECT 1 FROM planted)
+        ON CONFLICT (run_id, execution) DO UPDATE SET open = excluded.open, touched_at = excluded.touched_at,
+          activity = coalesce(excluded.activity, cur.activity), attempt = coalesce(excluded.attempt, cur.attempt)
+        WHERE excluded.activity IS NULL OR cur.activity IS NULL
+          OR (excluded.activity, excluded.attempt) >= (cur.activity, cur.attempt)
         RETURNING 1),
       ended AS (
         UPDATE ${x} SET open = false, touched_at = now()

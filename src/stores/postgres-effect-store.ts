@@ -2,6 +2,7 @@ import type { ConversationEntry } from '../conversation/conversation-entry.js';
 import { EffectStoreError } from '../errors/errors.js';
 import { ABANDONED_RUN_MS, type AppendConversationOptions, type ConversationStore } from './conversation-store.js';
 import { chainFromRows, plantedEntry } from './conversation-chain.js';
+import { checkedWriteOrder } from './conversation-write-order.js';
 import { pgConversationStatements, type PgConversationStatements } from './postgres-conversation.js';
 import type { ClaimRequest, ClaimResult, ClaimToken, EffectClaims, EffectRecord } from './effect-store.js';
 import type { EffectRecordInput, FencedResult, IEffectStore } from './effect-store.js';
@@ -181,6 +182,7 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims, Conversa
   ): Promise<void> {
     const execution = options.execution ?? '';
     const previous = options.previousExecution;
+    const order = checkedWriteOrder(options.writtenBy);
     const [planted] = await this.query<{ key: string }>(this.conv.append, [
       entries.map((e) => e.key),
       entries.map((e) => e.parent),
@@ -189,6 +191,8 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims, Conversa
       execution,
       options.close !== true,
       previous === undefined || previous === execution ? null : previous,
+      order?.activity ?? null,
+      order?.attempt ?? null,
     ]);
     if (planted !== undefined) throw plantedEntry(runId, planted.key);
   }

@@ -5,7 +5,9 @@ import { conversationTables } from './conversation-tables.js';
 /**
  * Creates the conversation-entry, run, execution and payload tables if missing (inside the
  * caller's `BEGIN IMMEDIATE`). Tables are only ever added (the execution table after the others),
- * so an older file gains the new ones on first open and no migration is needed.
+ * so an older file gains the new ones on first open; an execution table without the order of its
+ * rows' latest writes (`activity`, `attempt`) gains the two nullable columns, its rows unordered
+ * (their next write counts as the latest, as every write did before).
  */
 export function ensureSqliteConversationSchema(db: DatabaseSync, table: string): void {
   const { entries, runs, executions, payloads } = conversationTables(table);
@@ -27,6 +29,8 @@ export function ensureSqliteConversationSchema(db: DatabaseSync, table: string):
       execution TEXT NOT NULL,
       open INTEGER NOT NULL,
       touched_at INTEGER NOT NULL,
+      activity INTEGER,
+      attempt INTEGER,
       PRIMARY KEY (run_id, execution)
     ) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS "${payloads}" (
@@ -36,6 +40,12 @@ export function ensureSqliteConversationSchema(db: DatabaseSync, table: string):
     ) WITHOUT ROWID;
     CREATE INDEX IF NOT EXISTS "${table}_pl_exp" ON "${payloads}" (expires_at);
   `);
+  const columns = db.prepare(`PRAGMA table_info("${executions}")`).all() as Array<{ name: string }>;
+  if (!columns.some((c) => c.name === 'attempt')) {
+    db.exec(
+      `ALTER TABLE "${executions}" ADD COLUMN activity INTEGER; ALTER TABLE "${executions}" ADD COLUMN attempt INTEGER;`,
+    );
+  }
 }
 
 /** The prepared statements of the conversation tables. */
@@ -70,9 +80,15 @@ export function sqliteConversationStatements(db: DatabaseSync, table: string): S
     sameEntry: db.prepare(
       `SELECT 1 AS same FROM ${e} WHERE key = :key AND parent = :parent AND run_id = :run AND json = :json`,
     ),
+    // A write of an older activity or attempt than the row's (a zombie attempt landing late)
+    // leaves the row as it is; a write or a row without an order counts as the latest.
     touchExecution: db.prepare(`
-      INSERT INTO ${x} (run_id, execution, open, touched_at) VALUES (:run, :execution, :open, ${NOW})
-      ON CONFLICT (run_id, execution) DO UPDATE SET open = excluded.open, touched_at = excluded.touched_at`),
+      INSERT INTO ${x} AS cur (run_id, execution, open, touched_at, activity, attempt)
+      VALUES (:run, :execution, :open, ${NOW}, :activity, :attempt)
+      ON CONFLICT (run_id, execution) DO UPDATE SET open = excluded.open, touched_at = excluded.touched_at,
+        activity = coalesce(excluded.activity, cur.activity), attempt = coalesce(excluded.attempt, cur.attempt)
+      WHERE excluded.activity IS NULL OR cur.activity IS NULL
+        OR (excluded.activity, excluded.attempt) >= (cur.activity, cur.attempt)`),
     closeExecution: db.prepare(
       `UPDATE ${x} SET open = 0, touched_at = ${NOW} WHERE run_id = :run AND execution = :execution AND open = 1`,
     ),

@@ -2,6 +2,7 @@ import type { ConversationEntry } from '../conversation/conversation-entry.js';
 import { EffectStoreError } from '../errors/errors.js';
 import { ABANDONED_RUN_MS, type AppendConversationOptions, type ConversationStore } from './conversation-store.js';
 import { chainFromRows, plantedEntry } from './conversation-chain.js';
+import { checkedWriteOrder } from './conversation-write-order.js';
 import type {
   ClaimRequest,
   ClaimResult,
@@ -205,6 +206,7 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims, Conversati
     options: AppendConversationOptions = {},
   ): Promise<void> {
     const execution = options.execution ?? '';
+    const order = checkedWriteOrder(options.writtenBy);
     await this.conn.run((sql) =>
       this.conn.tx(() => {
         const c = sql.conversation;
@@ -214,7 +216,13 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims, Conversati
             throw plantedEntry(runId, e.key);
           }
         }
-        c.touchExecution.run({ run: runId, execution, open: options.close === true ? 0 : 1 });
+        c.touchExecution.run({
+          run: runId,
+          execution,
+          open: options.close === true ? 0 : 1,
+          activity: order?.activity ?? null,
+          attempt: order?.attempt ?? null,
+        });
         const previous = options.previousExecution;
         if (previous !== undefined && previous !== execution) c.closeExecution.run({ run: runId, execution: previous });
       }),

@@ -42,6 +42,7 @@ interface Checkpoint {
   readonly snapshot: ReturnType<ConversationState['snapshot']>;
   readonly full: readonly JsonMessage[];
   readonly pendingCount: number;
+  readonly activities: number;
 }
 
 /**
@@ -71,9 +72,16 @@ export class Execution {
     public full: JsonMessage[],
     public pendingCount: number,
     startStep: number,
+    /** Activities it scheduled so far (a reset's execution replays its base's up to the reset point). */
+    private activities = 0,
   ) {
     this.step = startStep;
     this.startStep = startStep;
+  }
+
+  /** Schedules an activity: its id, as the workflow SDK numbers them (1, 2, 3… per execution). */
+  scheduleActivity(): string {
+    return String(++this.activities);
   }
 
   /** Its Temporal workflow id and run id (`W1/E2` is run `E2` of workflow `W1`). */
@@ -116,6 +124,7 @@ export class Execution {
       snapshot: jsonCopy(this.state.snapshot()),
       full: [...this.full],
       pendingCount: this.pendingCount,
+      activities: this.activities,
     });
     // As the agent loop does: its first step tells the store which execution it continues.
     const continued = this.step === this.startStep && this.continuedFrom !== undefined;
@@ -165,6 +174,8 @@ export class Execution {
       [...(at?.full ?? this.full)],
       at?.pendingCount ?? this.pendingCount,
       step ?? this.step,
+      // Continue-as-new starts a new workflow (its activities from 1); a reset replays its base's.
+      at?.activities ?? 0,
     );
   }
 }

@@ -112,7 +112,7 @@ async function pruneNow(world: ConvWorld, limit: number): Promise<void> {
         .map((e) => `${e.id} ${e.status}`)
         .join(', ') || 'no other execution of the run ended';
     const zombie = world.zombieCloses.get(id);
-    return zombie === undefined ? others : `${others}; its own zombie attempt closed it at ${zombie} ms`;
+    return zombie === undefined ? others : `${others}; its own zombie attempt stored a final answer at ${zombie} ms`;
   };
   const open = executions.filter((e) => e.open);
   judge.prune(

@@ -12,6 +12,8 @@ import { judgedLoad, type ConvWorld } from './conversation-world.js';
 
 /** How one attempt of a model step goes, drawn by its workflow. */
 export interface StepAttemptPlan {
+  /** The model step's activity id (the same for all its attempts). */
+  readonly activityId: string;
   readonly attempt: number;
   readonly worker: SimWorker;
   /** How long the model call takes, virtual ms (past the start-to-close timeout: a zombie). */
@@ -39,11 +41,12 @@ export type StepAttemptResult =
 
 /**
  * One attempt of the model-step activity as the real one runs it, minus the provider, in an
- * activity context of the execution (Temporal's mock activity environment: the attempt, the
- * workflow id and run id the store's execution rows are keyed by): the real `stepConversation`
- * (the log's load, this worker's cache, else the store), the model call as virtual time, then the
- * real `answer` (the log's append, closing the execution's hold on the run's conversation on a
- * final answer or the step limit). The load and the append are judged.
+ * activity context of the execution (Temporal's mock activity environment: the activity id, the
+ * attempt, the workflow id and run id the store's execution rows are keyed and ordered by): the
+ * real `stepConversation` (the log's load, this worker's cache, else the store), the model call
+ * as virtual time, then the real `answer` (the log's append, closing the execution's hold on the
+ * run's conversation on a final answer or the step limit, unless a later attempt or step of the
+ * execution wrote already). The load and the append are judged.
  */
 export function modelStepAttempt(
   world: ConvWorld,
@@ -53,7 +56,11 @@ export function modelStepAttempt(
   storedCount: number,
   plan: StepAttemptPlan,
 ): Promise<StepAttemptResult> {
-  const env = new MockActivityEnvironment({ attempt: plan.attempt, workflowExecution: exec.temporal });
+  const env = new MockActivityEnvironment({
+    activityId: plan.activityId,
+    attempt: plan.attempt,
+    workflowExecution: exec.temporal,
+  });
   return env.run(() => attempt(world, exec, input, seen, storedCount, plan));
 }
 

@@ -71,6 +71,7 @@ export class WorkflowDriver {
         return;
       }
       for (const call of toolCallsOf(result.response)) {
+        exec.scheduleActivity();
         await clock.sleep(this.rng.int(5, 400));
         await toolCallRead(this.world, exec, this.worker(), call, result.conversation.prompt, seen);
       }
@@ -97,6 +98,7 @@ export class WorkflowDriver {
   private async runStep(exec: Execution): Promise<StepAttemptResult> {
     const { scenario, clock } = this.world;
     const input = exec.stepInput();
+    const activityId = exec.scheduleActivity();
     const seen = [...exec.full];
     const storedCount = seen.length - exec.pendingCount;
     const shape = this.shape();
@@ -119,6 +121,7 @@ export class WorkflowDriver {
           : this.rng.int(5, scenario.startToCloseMs - 100);
       const variant = taken || this.rng.chance(0.5) ? 0 : attempt;
       const running = modelStepAttempt(this.world, exec, input, seen, storedCount, {
+        activityId,
         attempt,
         worker,
         modelMs,

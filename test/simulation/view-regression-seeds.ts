@@ -2,10 +2,12 @@ import type { Violation } from './invariants.js';
 import type { RegressionSeed } from './regression-seeds.js';
 import type { SuiteName } from './suites.js';
 
-// The conversation and stream suites' seeds (issue 23). All found on 664da0a, before its fixes:
-// the conversation store's in the i23-conv merge (a6e339d), the stream writer's budget and cursor
+// The conversation and stream suites' seeds (issue 23). Found on 664da0a, before its fixes: the
+// conversation store's in the i23-conv merge (a6e339d), the stream writer's budget and cursor
 // validation in the i23-live merge (1049dc5), keyed streams, growing cursors and one close
-// behaviour in the i23-stream merge (970eb92). The traces are abridged from 664da0a.
+// behaviour in the i23-stream merge (970eb92). The traces are abridged from 664da0a. The zombie
+// attempt's late close, open after those fixes, is fixed by the execution's write order (0aea3b7);
+// its traces are abridged from 750551d.
 
 /** Every bug the conversation and stream suites found, fixed. */
 export const VIEW_REGRESSION_SEEDS: readonly RegressionSeed[] = [
@@ -78,6 +80,36 @@ export const VIEW_REGRESSION_SEEDS: readonly RegressionSeed[] = [
     bug: "issue 23 item 3 (a reset's old branch, landing late, closes the new one)",
     foundOn: '664da0a',
     fixedIn: 'a6e339d',
+  },
+  // W1/E1's step 0: A1 outlives its start-to-close timeout; A2 is taken (tool calls: the run goes
+  // on) and stores its answer at 3 241 ms; A1 stores a final answer at 3 748 ms, closing W1/E1's
+  // hold. W1 waits 2.5 h for an approval; a prune one retention (1 h) later deletes its entries,
+  // and step 1 fails with ConversationEntryMissingError.
+  {
+    suite: 'conversation',
+    seed: 4727,
+    bug: "a zombie attempt's late final answer closes its own execution's hold on the conversation",
+    foundOn: '664da0a',
+    fixedIn: '0aea3b7',
+  },
+  // SQLite: W1/E1's step 0 A1 stores its final answer at 4 914 ms, after A2's answer and step 1's
+  // (an older step, not only an older attempt); prunes from 678 s delete W1/E1's entries while it
+  // waits for an approval.
+  {
+    suite: 'conversation',
+    seed: 6633,
+    bug: "the same, landing after the execution's next step (SQLite)",
+    foundOn: '750551d',
+    fixedIn: '0aea3b7',
+  },
+  // W2/E2 (a reset's new execution): step 2's A1 outlives its timeout, A2 is taken and goes on; A1's
+  // final answer lands at 56 542 ms; a prune at 133 669 ms deletes W2/E2's entries and step 3 fails.
+  {
+    suite: 'conversation',
+    seed: 8988,
+    bug: "the same, in a reset's new execution",
+    foundOn: '750551d',
+    fixedIn: '0aea3b7',
   },
   // A black hole from 2 850 ms that never answers: every attempt's close of W2's step waits forever.
   {
@@ -160,18 +192,6 @@ export interface OpenFinding extends Omit<RegressionSeed, 'fixedIn'> {
 
 /** Bugs found after the fixes of issue 23 (on their merges), still open. */
 export const OPEN_FINDINGS: readonly OpenFinding[] = [
-  // W1/E1's step 0: A1 outlives its start-to-close timeout; A2 is taken (tool calls: the run goes
-  // on) and stores its answer at 3 241 ms; A1 stores a final answer at 3 748 ms, closing W1/E1's
-  // hold. W1 waits 2.5 h for an approval; a prune one retention (1 h) later deletes its entries,
-  // and step 1 fails with ConversationEntryMissingError.
-  {
-    suite: 'conversation',
-    seed: 4727,
-    invariant: 'open-never-pruned',
-    signature: /its own zombie attempt closed it/,
-    bug: "a zombie attempt's final answer, stored late, closes its own execution's hold on the conversation",
-    foundOn: '664da0a',
-  },
   // W1 is reset while step 0 streams; the old branch's attempt writes on. The page reads W1/E2's
   // first batch (cursor 1) before W1/E1's (cursor 2): RunStreamUIState takes E1 for a newer
   // execution, passes E2, and drops the rest of E2's text.

@@ -5,6 +5,8 @@ import {
   ConversationEntryCorruptError,
   ConversationLog,
   conversationRoot,
+  InvalidOptionError,
+  type AppendConversationOptions,
   type ConversationEntry,
 } from '../../src/index.js';
 import type { ManagedEffectStore } from '../../src/stores/index.js';
@@ -227,6 +229,88 @@ export function conversationStoreConformance(harness: ConversationStoreHarness):
       await store.close();
     });
 
+    // Step 0 of execution wf/r1 is its activity 1. Attempt 1 outlives its start-to-close timeout;
+    // Temporal takes attempt 2, which answers with a tool call (the run goes on, then waits for an
+    // approval); attempt 1's final answer lands after it, as a close.
+    const zombieHistory = (run: string) => {
+      const prompt = chainEntries(conversationRoot(run), [user('deploy to staging')]);
+      return {
+        prompt,
+        taken: chainEntries(prompt[0]!.key, [assistant('calling deploy')]),
+        zombie: chainEntries(prompt[0]!.key, [assistant('done, nothing to deploy')]),
+      };
+    };
+
+    it("a zombie attempt's final answer stored after the retry's write leaves the execution open: a prune past the retention keeps its entries", async () => {
+      const retentionMs = 300;
+      await fresh({ retentionMs });
+      const run = runId();
+      const { prompt, taken, zombie } = zombieHistory(run);
+      const execution = 'wf/r1';
+      await store.appendConversation(run, [...prompt, ...taken], { execution, writtenBy: { activity: 1, attempt: 2 } });
+      await store.appendConversation(run, zombie, { execution, writtenBy: { activity: 1, attempt: 1 }, close: true });
+      await pass(harness, retentionMs);
+      expect(await store.prune(Infinity)).toBe(0);
+      expect(await loadUncached(store, run, taken[0]!.key)).toEqual([...prompt, ...taken]);
+      // Step 1 (activity 3, after the tool call's) ends the run; attempt 1 of step 0 writing again
+      // (its tool calls, say) no longer opens it: a retention later everything goes.
+      const last = chainEntries(taken[0]!.key, [assistant('deployed')]);
+      await store.appendConversation(run, last, { execution, writtenBy: { activity: 3, attempt: 1 }, close: true });
+      const late = chainEntries(prompt[0]!.key, [assistant('calling deploy twice')]);
+      await store.appendConversation(run, late, { execution, writtenBy: { activity: 1, attempt: 1 } });
+      await pass(harness, retentionMs);
+      expect(await store.prune(Infinity)).toBe(5);
+      expect(await store.loadConversation(last[0]!.key)).toBeUndefined();
+      await store.close();
+    });
+
+    it('the latest write of an execution decides, by activity then attempt: a retry of the closing step opens it again, a write without an order counts as the latest', async () => {
+      const retentionMs = 300;
+      await fresh({ retentionMs });
+      const run = runId();
+      const { prompt, taken, zombie } = zombieHistory(run);
+      const execution = 'wf/r1';
+      // Attempt 1 closes, but its completion is lost: attempt 2 answers with a tool call, and is taken.
+      await store.appendConversation(run, [...prompt, ...zombie], {
+        execution,
+        writtenBy: { activity: 1, attempt: 1 },
+        close: true,
+      });
+      await store.appendConversation(run, taken, { execution, writtenBy: { activity: 1, attempt: 2 } });
+      // The same write again (an append retried inside its attempt) changes nothing.
+      await store.appendConversation(run, taken, { execution, writtenBy: { activity: 1, attempt: 2 } });
+      await pass(harness, retentionMs);
+      expect(await store.prune(Infinity)).toBe(0);
+      await store.appendConversation(run, [], { execution, close: true });
+      await pass(harness, retentionMs);
+      expect(await store.prune(Infinity)).toBe(3);
+      await store.close();
+    });
+
+    it('refuses a writtenBy that is not two whole numbers from 1 to 2^31-1 with InvalidOptionError, writing nothing', async () => {
+      await fresh();
+      const run = runId();
+      const entries = chainEntries(conversationRoot(run), [user('hi')]);
+      const bad: unknown[] = [
+        { activity: 0, attempt: 1 },
+        { activity: 1, attempt: 1.5 },
+        { activity: Number.NaN, attempt: 1 },
+        { activity: 2 ** 31, attempt: 1 },
+        { activity: '3', attempt: 1 },
+        { activity: 1 },
+        null,
+      ];
+      for (const writtenBy of bad) {
+        const error = await rejection(
+          store.appendConversation(run, entries, { execution: 'wf/r1', writtenBy } as AppendConversationOptions),
+        );
+        expect(InvalidOptionError.isInstance(error)).toBe(true);
+        expect((error as Error).message).toContain('writtenBy');
+      }
+      expect(await store.loadConversation(entries[0]!.key)).toBeUndefined();
+      await store.close();
+    });
+
     if (harness.tamper !== undefined) {
       const tamper = harness.tamper.bind(harness);
 
@@ -284,6 +368,29 @@ export function conversationStoreConformance(harness: ConversationStoreHarness):
         await pass(harness, retentionMs);
         expect(await store.prune(Infinity)).toBe(2);
         await store.close();
+      });
+
+      it('an execution table without the order of its writes gains it when a store opens it: a zombie close after the retry then leaves the execution open', async () => {
+        const retentionMs = 300;
+        await fresh({ retentionMs });
+        const run = runId();
+        const { prompt, taken, zombie } = zombieHistory(run);
+        await store.appendConversation(run, prompt, { execution: 'wf/r1' });
+        await tamper(store, 'ALTER TABLE $execs DROP COLUMN attempt');
+        await tamper(store, 'ALTER TABLE $execs DROP COLUMN activity');
+        const upgraded = await harness.sibling(store);
+        await store.close();
+        // The row written before the upgrade has no order: the next write counts as the latest.
+        await upgraded.appendConversation(run, taken, { execution: 'wf/r1', writtenBy: { activity: 1, attempt: 2 } });
+        await upgraded.appendConversation(run, zombie, {
+          execution: 'wf/r1',
+          writtenBy: { activity: 1, attempt: 1 },
+          close: true,
+        });
+        await pass(harness, retentionMs);
+        expect(await upgraded.prune(Infinity)).toBe(0);
+        expect(await loadUncached(upgraded, run, taken[0]!.key)).toEqual([...prompt, ...taken]);
+        await upgraded.close();
       });
 
       it('a database of 0.3, without the execution table, gains it when a store opens it, its entries readable as they were', async () => {

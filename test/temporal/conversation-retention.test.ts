@@ -2,17 +2,35 @@
 // conversation when no model step follows, whether the model answered, the step limit was reached
 // (the agent's or the run's), or a stop condition ended the run. A run left open keeps its entries a
 // year (ABANDONED_RUN_MS) instead of the store's retention; an execution that continued as new lets
-// go of it when the next one takes over.
+// go of it when the next one takes over. A model-step attempt that outlived its start-to-close
+// timeout and stores a final answer after the retry Temporal took does not close the run.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { LanguageModelV4, LanguageModelV4CallOptions } from '@ai-sdk/provider';
+import { Context } from '@temporalio/activity';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundle } from '@temporalio/worker';
 import { hasToolCall, tool } from 'ai';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { defineAgent, MemoryEffectStore, type Agent } from '../../src/index.js';
+import {
+  defineAgent,
+  defineEffectTool,
+  loadConversation,
+  MemoryEffectStore,
+  type Agent,
+  type AppendConversationOptions,
+  type ConversationEntry,
+} from '../../src/index.js';
 import { scriptedModel } from '../../demo/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
-import { createAgentWorker, runAgentWorkflow, type AgentRunOutput } from '../../worker/index.js';
+import {
+  createAgentWorker,
+  decideApproval,
+  listPendingApprovals,
+  runAgentWorkflow,
+  startAgentRun,
+  type AgentRunOutput,
+} from '../../worker/index.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';
 
 const RETENTION_MS = 60_000;
@@ -121,5 +139,125 @@ describe("a run's conversation starts its retention when no model step follows (
     expect(output.text).toBe('Issue 1 is open.');
     expect(output.steps).toHaveLength(4);
     expect({ afterRun, afterRetention }).toEqual({ afterRun: true, afterRetention: false });
+  }, 60_000);
+});
+
+const SECRET = 'approval-secret-for-tests-0123456789';
+
+/**
+ * Step 0 answered twice: its first Temporal attempt waits for `zombieAnswers` (a provider call that
+ * ignores its abort signal) and then gives a final answer; every other attempt calls `deploy`.
+ * Step 1 answers.
+ */
+function zombieModel(zombieAnswers: Promise<void>): LanguageModelV4 {
+  const final = scriptedModel([{ text: 'Nothing to deploy.' }]);
+  const goingOn = scriptedModel([
+    { toolCalls: [{ toolName: 'deploy', input: { env: 'staging' } }] },
+    { text: 'Deployed.' },
+  ]);
+  const pick = async (call: LanguageModelV4CallOptions): Promise<LanguageModelV4> => {
+    const step = call.prompt.filter((m) => m.role === 'assistant').length;
+    if (step !== 0 || Context.current().info.attempt !== 1) return goingOn;
+    await zombieAnswers;
+    return final;
+  };
+  return {
+    specificationVersion: 'v4',
+    provider: 'chamvi-zombie',
+    modelId: 'zombie',
+    supportedUrls: {},
+    doGenerate: async (call) => (await pick(call)).doGenerate(call),
+    doStream: async (call) => (await pick(call)).doStream(call),
+  };
+}
+
+/** Polls `ready` every 50 ms, for up to 10 s. */
+async function until(what: string, ready: () => boolean | Promise<boolean>): Promise<void> {
+  for (let i = 0; !(await ready()); i++) {
+    if (i > 200) throw new Error(`${what}: not in time`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe("a zombie attempt's late final answer (time-skipping server)", () => {
+  // Worker A runs step 0: attempt 1 outlives its 1 s start-to-close timeout, Temporal takes attempt
+  // 2, which calls a tool that needs approval. While the run waits, attempt 1 answers at last with a
+  // final answer and the activity stores it, closing the conversation as far as it knows. Worker A
+  // goes away; the store's retention passes and it prunes; worker B (its own cache, so step 1 reads
+  // the store) takes the approval and runs step 1.
+  it("a model-step attempt that outlived its timeout and stores a final answer after the retry's tool call does not close the run: a prune past the retention while it waits for approval keeps its conversation", async () => {
+    let now = Date.now();
+    const writes: Array<{ attempt: number; close: boolean }> = [];
+    /** The store, noting which attempt wrote and whether its write closed (in the order they landed). */
+    class NotingStore extends MemoryEffectStore {
+      override async appendConversation(
+        runId: string,
+        entries: readonly ConversationEntry[],
+        options?: AppendConversationOptions,
+      ): Promise<void> {
+        await super.appendConversation(runId, entries, options);
+        writes.push({ attempt: Context.current().info.attempt, close: options?.close === true });
+      }
+    }
+    const store = new NotingStore({ retentionMs: RETENTION_MS, now: () => now });
+    let zombieAnswers!: () => void;
+    const answered = new Promise<void>((resolve) => (zombieAnswers = resolve));
+    const deployed: unknown[] = [];
+    const deploy = defineEffectTool({
+      description: 'Deploys to an environment.',
+      inputSchema: z.object({ env: z.string() }),
+      needsApproval: true,
+      execute: (input) => {
+        deployed.push(input);
+        return Promise.resolve({ deployed: true });
+      },
+    });
+    const agent = defineAgent({ name: 'zombie-deployer', model: zombieModel(answered), tools: { deploy } });
+    const taskQueue = `q-${randomUUID()}`;
+    const worker = (cache: boolean) =>
+      createAgentWorker({
+        connection: env.nativeConnection,
+        taskQueue,
+        agents: [agent],
+        store,
+        approvalSecret: SECRET,
+        // Without a cache, no sticky queue: worker B gets the run's next task at once.
+        workerOptions: { workflowBundle: bundle, ...(cache ? {} : { maxCachedWorkflows: 0 }) },
+      });
+    const handle = await (
+      await worker(false)
+    ).runUntil(async () => {
+      const h = await startAgentRun(env.client, {
+        agent: agent.name,
+        prompt: 'Deploy to staging.',
+        taskQueue,
+        activityOptions: { modelStep: { startToCloseTimeout: '1 second', retry: { initialInterval: '100 ms' } } },
+      });
+      await until(
+        'the approval request',
+        async () => (await listPendingApprovals(env.client, h.workflowId)).length > 0,
+      );
+      zombieAnswers();
+      await until("the zombie's write", () => writes.some((w) => w.attempt === 1 && w.close));
+      return h;
+    });
+    // The retry's write landed first, then the zombie's closing one.
+    expect(writes).toEqual([
+      { attempt: 2, close: false },
+      { attempt: 1, close: true },
+    ]);
+    now += RETENTION_MS + 1;
+    await store.prune();
+    const output = await (
+      await worker(true)
+    ).runUntil(async () => {
+      await decideApproval(env.client, handle.workflowId, { toolCallId: 'call-0-0', approved: true, secret: SECRET });
+      return handle.result();
+    });
+    expect(output.text).toBe('Deployed.');
+    expect(deployed).toEqual([{ env: 'staging' }]);
+    const messages = await loadConversation(store, output);
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    expect(JSON.stringify(messages)).not.toContain('Nothing to deploy.');
   }, 60_000);
 });
