@@ -12,7 +12,7 @@ import type { RunExecutionOrder } from '../../src/stream/ui-chunks.js';
  * the stream's retention; rows planted under the stream's key with made-up executions cost at most
  * this many `describe` calls per reader, and the executions past it count as unknown.
  */
-export const MAX_EXECUTIONS_ASKED = 1000;
+const MAX_EXECUTIONS_ASKED = 1000;
 
 /** gRPC's INVALID_ARGUMENT: what the server answers for a run id that is no run id. */
 const INVALID_ARGUMENT = 3;

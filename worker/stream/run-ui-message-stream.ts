@@ -168,9 +168,9 @@ async function followRun(
   const starts = new ExecutionStarts(client, workflowId, chain, signal);
   starts.note(description);
   const ui = new RunStreamUIState((toolCallId) => approvalIdOf(workflowId, toolCallId), starts.order);
-  // Decided approvals are in no batch: known first, so that a replay shows their request and verdict.
   // The chain's result is read from its current execution: its first may be one a reset terminated.
   const resultOf = (run: string | undefined) => (): Promise<unknown> => chainResult(client, workflowId, run, signal);
+  // Decided approvals are in no batch: known first, so that a replay shows their request and verdict.
   if (withProgress) {
     for (const record of await decidedApprovals(resultOf(description.runId), status, progress))
       ui.approvalRequested(record.toolCallId);
