@@ -4,6 +4,15 @@ import { toolOutputChunks } from './tool-output-chunks.js';
 import type { ToolResultPart } from './tool-result-parts.js';
 
 /**
+ * Where an execution (a Temporal run id, the `execution` of a batch) stands in its workflow's
+ * chain: a larger number for an execution that Temporal started later, `undefined` for one it
+ * does not know as the chain's. `runUIMessageStream` uses each run's start time as `describe`
+ * reports it (for a reset's new execution: the time of the reset, later than every attempt the old
+ * branch was given), so the order is Temporal's, never the stream store's.
+ */
+export type RunExecutionOrder = (execution: string) => number | undefined;
+
+/**
  * Turns a run's stream batches into AI SDK UI message chunks, in order, one model step after the
  * other (`start-step` ... `finish-step`). Part ids are unique per step attempt
  * (`<step>.<attempt>.<id>`, prefixed with the execution after a reset), so a page never merges
@@ -15,6 +24,13 @@ import type { ToolResultPart } from './tool-result-parts.js';
  * Batches of an attempt already replaced (a zombie that still writes), of steps already passed
  * and of executions already passed (a zombie of the execution before a continue-as-new or reset)
  * are dropped.
+ *
+ * Executions: with an `executionOrder` (what `runUIMessageStream` passes: each run's start
+ * time as Temporal reports it), a batch of another execution than the one shown is shown only when
+ * that execution is not older; an older one's batches (a reset's old branch, whose attempt writes
+ * on after the new execution began) are dropped for good, whichever of the two wrote first.
+ * Without one, or between two executions it does not know, the execution met later is taken for
+ * the newer.
  *
  * Tool calls end as the AI SDK ends them: a `tool-result` becomes `tool-output-available`,
  * `tool-output-error` or (denied) `tool-output-denied`, preceded, for a call that needed approval,
@@ -36,8 +52,14 @@ export class RunStreamUIState {
   /**
    * @param approvalId the approval id of a call (stable across readers: a page's answer to a
    *   replayed request must name the same id). Default: the tool call id.
+   * @param executionOrder where each execution of the chain stands (see {@link RunExecutionOrder}),
+   *   asked for the execution of every batch that is not the one shown. Default: none, the
+   *   execution met later is taken for the newer.
    */
-  constructor(private readonly approvalId: (toolCallId: string) => string = (id) => id) {}
+  constructor(
+    private readonly approvalId: (toolCallId: string) => string = (id) => id,
+    private readonly executionOrder?: RunExecutionOrder,
+  ) {}
 
   /**
    * A call asked for approval: `tool-approval-request` now when the call is shown, else once it
@@ -67,7 +89,7 @@ export class RunStreamUIState {
   private execution: string | undefined;
   private attempt = 0;
   private stepOpen = false;
-  /** Executions the view moved past: what they still write comes from zombie attempts. */
+  /** Executions the view moved past or found older than the one shown: what they still write comes from zombie attempts. */
   private readonly passed = new Set<string>();
   private readonly openText = new Set<string>();
   private readonly openReasoning = new Set<string>();
@@ -80,6 +102,11 @@ export class RunStreamUIState {
     // An activity of an earlier execution may outlive it (a timed-out attempt beside its retry,
     // then continue-as-new or a reset): its batches must not open a step between the new ones.
     if (this.passed.has(batch.execution)) return out;
+    if (this.execution !== undefined && !sameExecution && !this.notOlder(batch.execution, this.execution)) {
+      // A reset's old branch that began writing after the new execution did: what it writes is never shown.
+      this.passed.add(batch.execution);
+      return out;
+    }
     if (this.step === undefined || !sameExecution || batch.step > this.step) {
       if (this.execution !== undefined && !sameExecution) this.passed.add(this.execution);
       // A new step (or a reset's new execution, shown as a new step after what was shown).
@@ -117,6 +144,13 @@ export class RunStreamUIState {
   /** Whether a step is being shown (started and not ended). */
   get inStep(): boolean {
     return this.stepOpen;
+  }
+
+  /** Whether `execution` is not older than `shown`; unknown to the order: older than any it knows. */
+  private notOlder(execution: string, shown: string): boolean {
+    const order = this.executionOrder;
+    if (order === undefined) return true;
+    return (order(execution) ?? Number.NEGATIVE_INFINITY) >= (order(shown) ?? Number.NEGATIVE_INFINITY);
   }
 
   private begin(batch: RunStreamBatch): void {

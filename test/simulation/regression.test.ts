@@ -34,13 +34,15 @@ describe('deterministic simulation', () => {
     },
   );
 
-  it.each(OPEN_FINDINGS.map((f) => [f.suite, f.seed, f.bug, f.invariant] as const))(
-    '%s seed %i still finds an open bug: %s (%s)',
-    async (name, seed, _bug, invariant) => {
-      const result = await (await suite(name)).run(seed);
-      expect(result.violations.map((v) => v.invariant)).toContain(invariant);
-    },
-  );
+  // jest refuses an empty table; with no open finding there is nothing to replay.
+  if (OPEN_FINDINGS.length > 0)
+    it.each(OPEN_FINDINGS.map((f) => [f.suite, f.seed, f.bug, f.invariant] as const))(
+      '%s seed %i still finds an open bug: %s (%s)',
+      async (name, seed, _bug, invariant) => {
+        const result = await (await suite(name)).run(seed);
+        expect(result.violations.map((v) => v.invariant)).toContain(invariant);
+      },
+    );
 
   it.each(SUITES.map((name) => [RANDOM_SEEDS[name], name] as const))(
     '%i fresh seeds of the %s suite break no invariant',

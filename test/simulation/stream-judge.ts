@@ -159,9 +159,12 @@ function judgeForged(session: ReaderSession, fail: (invariant: string, message: 
   fail('forged-cursor-refused', `given the cursor ${showCursor(session.from)} it ${what}`);
 }
 
-/** The page the reader's batches make (all its sessions, as a page that kept its state). */
+/**
+ * The page the reader's batches make (all its sessions, as a page that kept its state), ordering
+ * executions as `runUIMessageStream` does: by their start as Temporal tells it.
+ */
 function judgePage(world: StreamWorld, reader: StreamReader, once: (invariant: string, message: string) => void): void {
-  const ui = new RunStreamUIState();
+  const ui = new RunStreamUIState(undefined, (execution) => reader.follows.executionStarts.get(execution));
   const page = new PageModel();
   const own = reader.follows.name;
   const owedText = new Set<string>();
@@ -187,25 +190,7 @@ function judgePage(world: StreamWorld, reader: StreamReader, once: (invariant: s
   }
   for (const chunk of ui.endStep()) page.apply(chunk);
   const owedNow = withoutShownBefore(world, reader.follows, reader.sessions[0], owedText);
-  judgeShown(world, page.tokens(), own, owedNow, once, lateOldBranch(reader.follows.executions, readOwn));
-}
-
-/**
- * Why a page may lack parts: it met an execution's first batch after a batch of a later execution
- * of its chain (a reset's old branch writing on), which the view takes for a newer execution.
- */
-export function lateOldBranch(executions: readonly string[], inOrder: readonly CommittedBatch[]): string | undefined {
-  const met = new Set<string>();
-  let latest = -1;
-  for (const c of inOrder) {
-    const at = executions.indexOf(c.ref.execution);
-    if (!met.has(c.ref.execution) && at < latest) {
-      return `it met ${c.ref.execution}'s first batch (#${c.index}) after ${executions[latest] ?? '?'}'s: an older execution's late batch, taken for a newer execution`;
-    }
-    met.add(c.ref.execution);
-    latest = Math.max(latest, at);
-  }
-  return undefined;
+  judgeShown(world, page.tokens(), own, owedNow, once);
 }
 
 /**
@@ -234,7 +219,6 @@ export function judgeShown(
   own: string,
   owedText: ReadonlySet<string>,
   once: (invariant: string, message: string) => void,
-  why?: string,
 ): void {
   const foreign = shown.find((t) => workflowOf(t) !== own);
   if (foreign !== undefined) once('page-shows-its-run', `the page shows ${foreign}, written by another workflow`);
@@ -251,7 +235,7 @@ export function judgeShown(
   if (missing.length > 0) {
     once(
       'page-shows-every-batch',
-      `the page lacks ${missing.length} parts of its run's taken attempts, first ${missing[0]}${why === undefined ? '' : ` (${why})`}`,
+      `the page lacks ${missing.length} parts of its run's taken attempts, first ${missing[0]}`,
     );
   }
 }

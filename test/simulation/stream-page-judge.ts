@@ -1,7 +1,7 @@
 import { showCursor } from './stream-scenario.js';
 import type { Violation } from './invariants.js';
 import { PageModel } from './page-model.js';
-import { judgeShown, lateOldBranch, later, owed, withoutShownBefore } from './stream-judge.js';
+import { judgeShown, later, owed, withoutShownBefore } from './stream-judge.js';
 import { streamOf } from './stream-ledger.js';
 import type { PageReader, PageSession } from './stream-page.js';
 import type { StreamWorld } from './stream-world.js';
@@ -73,12 +73,7 @@ export function judgePageReader(world: StreamWorld, reader: PageReader): Violati
     }
   }
   const owedNow = withoutShownBefore(world, reader.follows, reader.sessions[0], owedText);
-  const end = Math.max(...reader.sessions.map((v) => v.endedAt ?? Number.POSITIVE_INFINITY));
-  const why = lateOldBranch(
-    reader.follows.executions,
-    own.filter((b) => b.at <= end),
-  );
-  judgeShown(world, page.tokens(), reader.follows.name, owedNow, once, why);
+  judgeShown(world, page.tokens(), reader.follows.name, owedNow, once);
   return out;
 }
 

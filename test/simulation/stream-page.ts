@@ -1,4 +1,4 @@
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { UIMessageChunk } from 'ai';
 import { runUIMessageStream } from '../../worker/stream/run-ui-message-stream.js';
 import { streamOf, tokensIn } from './stream-ledger.js';
@@ -114,23 +114,36 @@ export class PageReader {
   }
 }
 
-/** A Temporal client that knows one workflow: `describe` tells its status, `result` a completed run's output. */
+/**
+ * A Temporal client that knows one workflow: `describe` tells its current execution's status (or,
+ * for a handle with a run id, that execution's: its start time, when a reset began it), `result` a
+ * completed run's output. A run id it does not know is not found, as Temporal answers.
+ */
 function standInClient(workflow: WorkflowRecord): Client {
-  const describe = (): Promise<unknown> =>
-    workflow.executions.length === 0
-      ? Promise.reject(new Error(`workflow not found: ${workflow.workflowId}`))
-      : Promise.resolve({
-          status: { name: workflow.status },
-          runId: workflow.executions.at(-1) ?? '',
-          raw: { workflowExecutionInfo: { firstRunId: workflow.executions[0] ?? '' } },
-        });
+  const describe = (runId: string | undefined): Promise<unknown> => {
+    const execution = runId ?? workflow.executions.at(-1);
+    const startedAt = execution === undefined ? undefined : workflow.executionStarts.get(execution);
+    if (execution === undefined || startedAt === undefined)
+      return Promise.reject(new WorkflowNotFoundError('workflow not found', workflow.workflowId, runId));
+    const current = execution === workflow.executions.at(-1);
+    return Promise.resolve({
+      status: { name: current ? workflow.status : 'TERMINATED' },
+      runId: execution,
+      startTime: new Date(startedAt),
+      raw: { workflowExecutionInfo: { firstRunId: workflow.executions[0] ?? '' } },
+    });
+  };
   const result = (): Promise<unknown> =>
     workflow.status === 'FAILED'
       ? Promise.reject(new Error('the model step kept failing'))
       : Promise.resolve({ steps: [{ finishReason: 'stop' }], effects: [] });
-  const handle = { describe, result, query: () => Promise.resolve(undefined) };
+  const handle = (_workflowId: string, runId?: string) => ({
+    describe: () => describe(runId),
+    result,
+    query: () => Promise.resolve(undefined),
+  });
   return {
-    workflow: { getHandle: () => handle },
+    workflow: { getHandle: handle },
     withAbortSignal: <T>(_signal: AbortSignal, fn: () => Promise<T>): Promise<T> => fn(),
   } as unknown as Client;
 }

@@ -37,6 +37,7 @@ export class StreamWorkflow {
       // The chain's first execution (the next one created): what every execution of the chain writes under.
       firstExecutionRunId: `${plan.name}/E1`,
       executions: [],
+      executionStarts: new Map(),
       taken: new Set(),
       status: 'RUNNING',
     };
@@ -56,6 +57,7 @@ export class StreamWorkflow {
   private newExecution(): string {
     const id = `${this.plan.name}/E${++this.execution}`;
     this.record.executions.push(id);
+    this.record.executionStarts.set(id, this.world.clock.now());
     this.world.trace.log(id, `starts (run id ${this.plan.runId})`);
     return id;
   }

@@ -28,6 +28,8 @@ export interface WorkflowRecord extends RunStreamKey {
   readonly startedAt: number;
   /** Its executions, in order (the first, then a reset's or a continue-as-new's). */
   readonly executions: string[];
+  /** When each execution started, virtual ms (a reset's: the reset), as describe of that run tells it. */
+  readonly executionStarts: Map<string, number>;
   /** The attempts Temporal took (their result is the step's), as `W1/E1/s0/a2`. */
   readonly taken: Set<string>;
   /** The workflow's status as describe names it (`RUNNING` until its last execution ends). */

@@ -113,6 +113,24 @@ export function runStreamStoreConformance(harness: RunStreamHarness): void {
       for (const batch of read) expect(cursors[Number(deltas([batch])[0])]).toBe(batch.cursor);
     });
 
+    it("gives back each batch's execution, step and attempt as written when executions of a stream interleave (a reset's old branch beside the new one)", async () => {
+      const store = fresh();
+      const k = key();
+      // The page asks Temporal about each batch's execution: it must come back exactly as the writer named it.
+      const [old, reset] = [k.firstExecutionRunId, randomUUID()];
+      const written: RunStreamWriterRef[] = [
+        ref(k, 1, 0, reset),
+        ref(k, 1, 0, old),
+        ref(k, 2, 0, reset),
+        ref(k, 1, 1, old),
+        ref(k, 2, 0, reset),
+      ];
+      const other = sibling(store);
+      for (const [i, r] of written.entries()) await (i % 2 === 0 ? store : other).append(r, text(String(i)));
+      const read = await other.read(k, 0);
+      expect(read).toEqual(written.map((r, i) => ({ ...r, cursor: i + 1, parts: text(String(i)) })));
+    });
+
     it('keys streams by run id, workflow id and first execution run id: a stream shows none of another that shares its run id', async () => {
       const store = fresh();
       const own = key('shared-run');

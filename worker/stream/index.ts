@@ -22,7 +22,7 @@ export {
 } from '../../src/stream/postgres-run-stream.js';
 export { createRunStreamStore, type CreateRunStreamStoreOptions } from '../../src/stream/create-run-stream-store.js';
 export { readRunStream, type ReadRunStreamOptions } from '../../src/stream/read-run-stream.js';
-export { RunStreamUIState } from '../../src/stream/ui-chunks.js';
+export { RunStreamUIState, type RunExecutionOrder } from '../../src/stream/ui-chunks.js';
 export {
   RunStreamWriter,
   STREAM_CLOSE_BUDGET_MS,

@@ -1,4 +1,3 @@
-import type { Client } from '@temporalio/client';
 import type { UIMessageChunk } from 'ai';
 import type { AgentRunOutput } from '../../workflows/agent-loop.js';
 import type { RunStreamUIState } from '../../src/stream/ui-chunks.js';
@@ -9,8 +8,8 @@ import type { RunProgressParts } from './run-progress-parts.js';
 export interface RunStreamEnd {
   /** The closed run's status, as describe names it (`COMPLETED`, `FAILED`, ...). */
   readonly status: string;
-  /** The run's workflow, pinned to its first execution: `result` follows its chain, no other run's. */
-  readonly handle: ReturnType<Client['workflow']['getHandle']>;
+  /** The result of the run's chain (across continue-as-new, retries and resets), no other run's. */
+  readonly result: () => Promise<unknown>;
   readonly progress: RunProgressParts;
   /** Send the last effect and approval parts. */
   readonly withProgress: boolean;
@@ -26,11 +25,11 @@ export interface RunStreamEnd {
  * terminated or timed out (with the effect parts the run's last state shows).
  */
 export async function finishRunStream(end: RunStreamEnd, emit: (chunk: UIMessageChunk) => void): Promise<void> {
-  const { status, handle, progress, withProgress } = end;
+  const { status, progress, withProgress } = end;
   if (status !== 'COMPLETED') {
     if (withProgress && !end.replaced) for (const chunk of await progress.poll()) emit(chunk);
     if (status === 'FAILED') {
-      const reason = await handle.result().then(
+      const reason = await end.result().then(
         () => 'failed',
         (error: unknown) => {
           const cause = (error as { cause?: { cause?: unknown; message?: string } }).cause;
@@ -44,7 +43,7 @@ export async function finishRunStream(end: RunStreamEnd, emit: (chunk: UIMessage
     }
     return;
   }
-  const result = (await handle.result()) as AgentRunOutput;
+  const result = (await end.result()) as AgentRunOutput;
   // Results no model step saw (the step limit, a stop condition) are in no batch: the output has them.
   for (const chunk of end.ui.toolResults(toolResultParts(result.conversation?.pending ?? []))) emit(chunk);
   // The result is the last word on effects: every call, whatever the last query saw.

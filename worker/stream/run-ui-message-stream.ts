@@ -7,6 +7,8 @@ import { RunStreamUIState } from '../../src/stream/ui-chunks.js';
 import { linkedSignal } from '../../src/stream/wait.js';
 import { approvalIdOf, RunProgressParts } from './run-progress-parts.js';
 import { finishRunStream } from './run-stream-finish.js';
+import { chainResult } from './chain-result.js';
+import { ExecutionStarts } from './execution-starts.js';
 import { decidedApprovals, resolveRunId } from './run-identity.js';
 import { RunWatcher } from './run-watcher.js';
 
@@ -86,6 +88,11 @@ export type ChamviCursorChunk = { type: 'data-chamvi-cursor'; data: { cursor: nu
  * and pending approvals (`data-chamvi-approval`) as they settle; `finish` when the run completes (`error` when it failed, `abort` when it was cancelled,
  * terminated or timed out). A retried step sends `reset-step` and the new attempt's text.
  *
+ * Across executions (continue-as-new, a workflow retry, a reset) the steps of each follow the
+ * last one shown. Which execution is the newer is Temporal's word, not the store's: each run met
+ * in the stream is described once (at most 1000 per reader), and a batch of an execution
+ * that started before the one shown (a reset's old branch still writing) is dropped.
+ *
  * The text comes from the durable stream store, so a reader that connects late or again (a page
  * reload, a worker that crashed mid-step) replays what was shown from the store: nothing lost;
  * with `from`, nothing shown twice. The stream follows the run until its workflow closes. When
@@ -154,13 +161,18 @@ async function followRun(
   const { client, workflowId, stream } = options;
   const progress = new RunProgressParts(client, workflowId, signal);
   const withProgress = options.progressParts !== false;
-  const { runId, chain, status } = await resolveRunId(client, workflowId, progress, options.runId);
+  const { runId, chain, status, description } = await resolveRunId(client, workflowId, progress, options.runId);
   // The run's own stream: another workflow with the run id, or another run of the workflow id, writes elsewhere.
   const key = { runId, workflowId, firstExecutionRunId: chain ?? runId };
-  const ui = new RunStreamUIState((toolCallId) => approvalIdOf(workflowId, toolCallId));
+  // Which execution is newer is asked of Temporal: a reset's old branch may write after the new one began.
+  const starts = new ExecutionStarts(client, workflowId, chain, signal);
+  starts.note(description);
+  const ui = new RunStreamUIState((toolCallId) => approvalIdOf(workflowId, toolCallId), starts.order);
+  // The chain's result is read from its current execution: its first may be one a reset terminated.
+  const resultOf = (run: string | undefined) => (): Promise<unknown> => chainResult(client, workflowId, run, signal);
   // Decided approvals are in no batch: known first, so that a replay shows their request and verdict.
   if (withProgress) {
-    for (const record of await decidedApprovals(client.workflow.getHandle(workflowId, chain), status, progress))
+    for (const record of await decidedApprovals(resultOf(description.runId), status, progress))
       ui.approvalRequested(record.toolCallId);
   }
   let cursor = 0;
@@ -169,6 +181,7 @@ async function followRun(
     rebuild: while (cursor < from) {
       const batches = await stream.read(key, cursor, Math.min(DEFAULT_STREAM_READ_LIMIT, from - cursor));
       if (batches.length === 0) break;
+      await starts.learn(batches);
       for (const batch of batches) {
         // Past a gap (pruned batches) a page's worth overshoots: what follows the cursor is sent, not absorbed.
         if (batch.cursor > from) break rebuild;
@@ -180,11 +193,16 @@ async function followRun(
   } else {
     emit({ type: 'start', messageId: options.messageId ?? `chamvi-${runId}` });
   }
-  // Pinned to the run's first execution (its result follows continue-as-new and retries): a new
-  // run that reuses the workflow id later is not this one.
-  const handle = client.workflow.getHandle(workflowId, chain);
   progress.runId = runId;
-  const watcher = new RunWatcher(client, workflowId, chain, withProgress ? progress : undefined, pollMs, signal);
+  const watcher = new RunWatcher(
+    client,
+    workflowId,
+    chain,
+    description.runId,
+    withProgress ? progress : undefined,
+    pollMs,
+    signal,
+  );
   // The calls waiting for approval, as the last poll saw them.
   const waiting = new Set<string>();
   for (;;) {
@@ -204,6 +222,7 @@ async function followRun(
     // Read after learning that the run closed: every batch committed before the close is in.
     const closed = watcher.closed;
     const batches = await stream.read(key, cursor);
+    await starts.learn(batches);
     for (const batch of batches) {
       for (const chunk of ui.batch(batch)) {
         emit(chunk);
@@ -227,7 +246,10 @@ async function followRun(
     }
     if (closed !== undefined) {
       for (const chunk of ui.endStep()) emit(chunk);
-      await finishRunStream({ status: closed, handle, progress, withProgress, replaced: watcher.replaced, ui }, emit);
+      await finishRunStream(
+        { status: closed, result: resultOf(watcher.run), progress, withProgress, replaced: watcher.replaced, ui },
+        emit,
+      );
       return;
     }
     // Linked by hand, not AbortSignal.any: Node may collect a composite signal nothing else holds, and its abort never fires.

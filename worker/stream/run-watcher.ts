@@ -1,6 +1,7 @@
 import { CancelledFailure, TerminatedFailure, TimeoutFailure, type Client } from '@temporalio/client';
 import type { UIMessageChunk } from 'ai';
 import { abortableWait } from '../../src/stream/wait.js';
+import { chainResult } from './chain-result.js';
 import type { RunProgressParts } from './run-progress-parts.js';
 
 /**
@@ -14,6 +15,11 @@ export class RunWatcher {
   closed: string | undefined;
   /** Whether the workflow id now names another run (the followed one closed): ask nothing of the id's latest run. */
   replaced = false;
+  /**
+   * The followed chain's execution as last described (after a reset: the reset's run), where its
+   * result is read: the chain's first execution may be one a reset terminated.
+   */
+  run: string | undefined;
   /** Set when watching failed (the Temporal server could not be asked). */
   error: { readonly error: unknown } | undefined;
   private queued: UIMessageChunk[] = [];
@@ -26,27 +32,31 @@ export class RunWatcher {
    * @param chain the first execution run id of the run followed (describe's `firstRunId` when the
    * reader began): a later execution under the workflow id with another is a new run that reused
    * the id, so the followed one has closed; its status is then read from its own chain.
+   * @param run the chain's execution when the reader began (the workflow id's current run).
    */
   constructor(
     client: Client,
     workflowId: string,
     chain: string | undefined,
+    run: string | undefined,
     progress: RunProgressParts | undefined,
     pollMs: number,
     stop: AbortSignal,
   ) {
+    this.run = run;
     const handle = client.workflow.getHandle(workflowId);
     this.done = (async () => {
       while (!stop.aborted) {
         const description = await client.withAbortSignal(stop, () => handle.describe());
         const first = description.raw.workflowExecutionInfo?.firstRunId;
         const replaced = chain !== undefined && typeof first === 'string' && first.length > 0 && first !== chain;
+        if (!replaced) this.run = description.runId;
         const status = description.status.name;
         // PAUSED is not an end: the run goes on once unpaused.
         if (replaced || (status !== 'RUNNING' && status !== 'PAUSED')) {
           this.replaced = replaced;
           this.closed = replaced
-            ? await closedStatus(client, client.workflow.getHandle(workflowId, chain), stop)
+            ? await closedStatus(() => chainResult(client, workflowId, this.run, stop), stop)
             : status;
           this.news.abort();
           return;
@@ -100,23 +110,17 @@ export class RunWatcher {
   }
 }
 
-/** How the chain of `handle` (pinned to its first execution; `result` follows it) closed, as describe names it. */
-async function closedStatus(
-  client: Client,
-  handle: ReturnType<Client['workflow']['getHandle']>,
-  stop: AbortSignal,
-): Promise<string> {
-  return client
-    .withAbortSignal(stop, () => handle.result())
-    .then(
-      () => 'COMPLETED',
-      (error: unknown) => {
-        if (stop.aborted) throw error;
-        const cause = (error as { cause?: unknown }).cause;
-        if (cause instanceof TerminatedFailure) return 'TERMINATED';
-        if (cause instanceof CancelledFailure) return 'CANCELLED';
-        if (cause instanceof TimeoutFailure) return 'TIMED_OUT';
-        return 'FAILED';
-      },
-    );
+/** How the chain whose `result` this is closed, as describe names it. */
+async function closedStatus(result: () => Promise<unknown>, stop: AbortSignal): Promise<string> {
+  return result().then(
+    () => 'COMPLETED',
+    (error: unknown) => {
+      if (stop.aborted) throw error;
+      const cause = (error as { cause?: unknown }).cause;
+      if (cause instanceof TerminatedFailure) return 'TERMINATED';
+      if (cause instanceof CancelledFailure) return 'CANCELLED';
+      if (cause instanceof TimeoutFailure) return 'TIMED_OUT';
+      return 'FAILED';
+    },
+  );
 }
