@@ -10,6 +10,7 @@ import { answerRefusals, ChatForbiddenError, ChatRequestError, ChatTurnConflictE
 import { chatIdOption, chatTurnWorkflowId, latestChatTurn, turnStatus } from './chat-turns.js';
 import { lastStreamCursor, userMessageOf } from './chat-request.js';
 import { runUIMessageStream } from './run-ui-message-stream.js';
+import { chatMessages } from './chat-messages.js';
 
 /** What {@link chatRoute} takes. */
 export interface ChatRouteOptions {
@@ -50,7 +51,7 @@ export interface ChatRouteOptions {
   readonly pollMs?: number;
 }
 
-/** The two handlers of a chat: `POST` for `useChat`'s requests, `GET` for its `resume`. */
+/** The two handlers of a chat, `POST` for `useChat`'s requests and `GET` for its `resume`, and its stored messages. */
 export interface ChatRoute {
   /**
    * Takes `DefaultChatTransport`'s body (`{ id, messages, trigger }`). A last message from the
@@ -65,6 +66,13 @@ export interface ChatRoute {
    * turn's whole stream while it runs (it ends at a wait for approval, as POST's do), else 204.
    */
   GET(request: Request, chatId: string): Promise<Response>;
+  /**
+   * The messages to open chat `chatId` with (`useChat`'s `messages`), from the workers' store:
+   * see `chatMessages`. Server code: it does not call `authorize` (there is no request), so check
+   * that the user may read the chat first.
+   * @throws ChatRequestError for an id that cannot name a chat.
+   */
+  messages(chatId: string): Promise<UIMessage[]>;
 }
 
 /**
@@ -95,6 +103,7 @@ export function chatRoute(options: ChatRouteOptions): ChatRoute {
   return {
     POST: (request) => answerRefusals(() => post(options, request)),
     GET: (request, chatId) => answerRefusals(() => resume(options, request, chatId)),
+    messages: (chatId) => chatMessages(options.client, options.conversations, chatIdOption(chatId)),
   };
 }
 

@@ -8,6 +8,7 @@ import { linkedSignal } from '../../src/stream/wait.js';
 import { approvalIdOf, RunProgressParts } from './run-progress-parts.js';
 import { finishRunStream } from './run-stream-finish.js';
 import { decidedApprovals, resolveRunId } from './run-identity.js';
+import { withEffectMetadata } from './effect-metadata.js';
 import { RunWatcher } from './run-watcher.js';
 
 /** What {@link runUIMessageStream} takes. */
@@ -82,8 +83,9 @@ export type ChamviCursorChunk = { type: 'data-chamvi-cursor'; data: { cursor: nu
  * a call waiting for approval as `tool-approval-request` (approval id
  * `<workflow id>:<tool call id>`, see {@link approvalIdOf}), answered by `tool-approval-response`
  * once decided, so `useChat`'s tool part goes `approval-requested` → `approval-responded` →
- * `output-available` / `output-denied`, on a replay too; effect outcomes (`data-chamvi-effect`)
- * and pending approvals (`data-chamvi-approval`) as they settle; `finish` when the run completes (`error` when it failed, `abort` when it was cancelled,
+ * `output-available` / `output-denied`, on a replay too; effect outcomes (`data-chamvi-effect`,
+ * and on the call's output chunk as `providerMetadata.chamvi`, see `effectMetadata`) and pending
+ * approvals (`data-chamvi-approval`) as they settle; `finish` when the run completes (`error` when it failed, `abort` when it was cancelled,
  * terminated or timed out). A retried step sends `reset-step` and the new attempt's text.
  *
  * The text comes from the durable stream store, so a reader that connects late or again (a page
@@ -138,7 +140,7 @@ async function follow(
   // Aborted when the stream ends, however it ends: no Temporal call outlives it.
   const ending = linkedSignal([signal]);
   try {
-    await followRun(options, from, pollMs, ending.signal, emit);
+    await followRun(options, from, pollMs, ending.signal, withEffectMetadata(emit));
   } finally {
     ending.abort();
   }

@@ -5,7 +5,7 @@
 //   CHAT_MARKER_SECRET, CHAT_TOKEN_MS (ms per streamed word), CHAT_WORKFLOW_BUNDLE (a prebuilt
 //   workflow bundle, so a restarted worker polls within a second or two instead of bundling again),
 //   CHAT_CRASH_FLAG (a file that, present right after a comment is posted, makes the worker die).
-import { createAgentWorker } from '../../worker/index.js';
+import { createAgentWorker } from '../../../worker/index.js';
 import { chatAgentRegistration } from './chat-agent.js';
 
 function required(name: string): string {
