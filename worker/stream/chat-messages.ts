@@ -102,11 +102,16 @@ async function assistantMessage(record: TurnRecord, messages: readonly ModelMess
       if (step > 0) chunks.push({ type: 'finish-step' });
       chunks.push({ type: 'start-step' });
       step += 1;
-      const parts = typeof message.content === 'string' ? [{ type: 'text', text: message.content } as const] : message.content;
+      const parts =
+        typeof message.content === 'string' ? [{ type: 'text', text: message.content } as const] : message.content;
       parts.forEach((part, i) => {
         const id = `${step}.${i}`;
         if (part.type === 'text')
-          chunks.push({ type: 'text-start', id }, { type: 'text-delta', id, delta: part.text }, { type: 'text-end', id });
+          chunks.push(
+            { type: 'text-start', id },
+            { type: 'text-delta', id, delta: part.text },
+            { type: 'text-end', id },
+          );
         else if (part.type === 'reasoning')
           chunks.push(
             { type: 'reasoning-start', id },

@@ -43,7 +43,12 @@ export function Chat({ id, messages: stored }: { id: string; messages: UIMessage
           setText('');
         }}
       >
-        <input id="message" value={text} onChange={(e) => setText(e.target.value)} placeholder="Please answer issue #1." />
+        <input
+          id="message"
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          placeholder="Please answer issue #1."
+        />
         <button id="send" disabled={status !== 'ready' || text.trim() === ''}>
           Send
         </button>

@@ -18,9 +18,10 @@ export function ToolCall({
   answer: (approved: boolean) => void;
 }) {
   const name = part.type === 'dynamic-tool' ? part.toolName : part.type.slice('tool-'.length);
-  const report = part.state === 'output-available' || part.state === 'output-error'
-    ? (part.resultProviderMetadata?.['chamvi'] as EffectReport | undefined)
-    : undefined;
+  const report =
+    part.state === 'output-available' || part.state === 'output-error'
+      ? (part.resultProviderMetadata?.['chamvi'] as EffectReport | undefined)
+      : undefined;
   const input = (part.input ?? {}) as { issue?: number; body?: string };
   return (
     <section

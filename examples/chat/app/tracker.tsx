@@ -25,8 +25,8 @@ export function Tracker() {
       <ul>
         {issues.map((issue) => (
           <li key={issue.number}>
-            #{issue.number} {issue.title}{' '}
-            <span data-testid={`issue-${issue.number}-comments`}>{issue.comments}</span> comment
+            #{issue.number} {issue.title} <span data-testid={`issue-${issue.number}-comments`}>{issue.comments}</span>{' '}
+            comment
             {issue.comments === 1 ? '' : 's'}
           </li>
         ))}

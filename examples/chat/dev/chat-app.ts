@@ -16,11 +16,25 @@ function newestMtime(path: string): number {
   return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newestMtime(join(path, name))));
 }
 
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+/** The library's folders that dist/ is compiled from (tsconfig.build.json). */
+const LIBRARY = ['src', 'common', 'workflows', 'activities', 'worker', 'client', 'testing'];
+
+/**
+ * Whether the library's build (dist/, what the app imports as `@chamvi/temporal/*`) is missing or
+ * older than its sources (`npm run build` rewrites every file of it).
+ */
+export function libraryBuildStale(): boolean {
+  const built = join(ROOT, 'dist', 'client', 'index.js');
+  if (!existsSync(built)) return true;
+  return Math.max(...LIBRARY.map((dir) => newestMtime(join(ROOT, dir)))) > statSync(built).mtimeMs;
+}
+
 /** Whether the app's production build is missing or older than its sources or the library's build. */
 export function chatAppStale(): boolean {
   const built = join(APP_DIR, '.next', 'BUILD_ID');
   if (!existsSync(built)) return true;
-  const library = fileURLToPath(new URL('../../../dist/client/index.js', import.meta.url));
+  const library = join(ROOT, 'dist', 'client', 'index.js');
   const sources = Math.max(...SOURCES.map((s) => newestMtime(join(APP_DIR, s))), newestMtime(library));
   return sources > statSync(built).mtimeMs;
 }
@@ -37,7 +51,9 @@ export function buildChatApp(): number {
     timeout: 600_000,
   });
   if (build.status !== 0) {
-    throw new Error(`next build of ${APP_DIR} failed (${build.status ?? build.signal}):\n${build.stdout}${build.stderr}`);
+    throw new Error(
+      `next build of ${APP_DIR} failed (${build.status ?? build.signal}):\n${build.stdout}${build.stderr}`,
+    );
   }
   return Date.now() - t0;
 }

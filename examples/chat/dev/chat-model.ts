@@ -37,9 +37,12 @@ function answer({ prompt }: { prompt: Prompt }): ScriptedStep {
   const issueNamed = /#(\d+)/.exec(asked)?.[1];
   if (issueNamed === undefined) {
     const earlier = postedComments(prompt.slice(0, lastUser));
-    if (earlier.length === 0) return { text: 'I have posted nothing in this chat yet. Name an issue (#1) and I will answer it.' };
+    if (earlier.length === 0)
+      return { text: 'I have posted nothing in this chat yet. Name an issue (#1) and I will answer it.' };
     const list = earlier.map((c) => `comment ${c.commentId} on issue #${c.issue}`).join(', ');
-    return { text: `Earlier in this chat I posted ${earlier.length === 1 ? 'one comment' : `${earlier.length} comments`}: ${list}.` };
+    return {
+      text: `Earlier in this chat I posted ${earlier.length === 1 ? 'one comment' : `${earlier.length} comments`}: ${list}.`,
+    };
   }
   const issue = Number(issueNamed);
   const result = thisTurn.find((m) => m.role === 'tool');

@@ -44,7 +44,10 @@ export function checkSameOrigin(method: string, headers: Headers, hosts: readonl
   const own = `http://${host}`;
   const origin = headers.get('origin');
   if (origin !== null && origin.toLowerCase() !== own) {
-    return { status: 403, message: `refused: a request from ${origin}; this server answers its own page (${own}) only` };
+    return {
+      status: 403,
+      message: `refused: a request from ${origin}; this server answers its own page (${own}) only`,
+    };
   }
   if (method === 'GET' || method === 'HEAD') return undefined;
   if (origin === null) {
