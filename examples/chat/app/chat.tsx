@@ -29,7 +29,7 @@ export function Chat({ id, messages: stored }: { id: string; messages: UIMessage
               <ToolCall
                 key={part.toolCallId}
                 part={part}
-                answer={(approved) => addToolApprovalResponse({ id: part.approval?.id ?? '', approved })}
+                answer={(approved) => void addToolApprovalResponse({ id: part.approval?.id ?? '', approved })}
               />
             ) : null,
           )}

@@ -3,10 +3,11 @@ import { scriptedModel, type ScriptedStep } from '../../../demo/scripted-model.j
 
 type Prompt = LanguageModelV4Prompt;
 
-const textOf = (message: Prompt[number] | undefined): string =>
-  message === undefined || typeof message.content === 'string'
-    ? String(message?.content ?? '')
-    : message.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+function textOf(message: Prompt[number] | undefined): string {
+  if (message === undefined) return '';
+  if (typeof message.content === 'string') return message.content;
+  return message.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+}
 
 /** The comment results in `messages`: what each posted comment's tool result says. */
 function postedComments(messages: Prompt): Array<{ issue: number; commentId: number }> {
