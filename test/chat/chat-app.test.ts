@@ -241,7 +241,7 @@ describe('the chat app answers its own page only (its proxy: examples/chat/lib/s
 
   it('refuses another site, a DNS-rebound Host, a text/plain body and a POST without Origin, and starts nothing', async () => {
     const { host } = own();
-    const refused = [
+    const refused: Array<{ headers: Record<string, string>; status: number }> = [
       { headers: { host, origin: 'http://evil.example', 'content-type': 'text/plain' }, status: 403 },
       { headers: { host, origin: 'http://evil.example', 'content-type': 'application/json' }, status: 403 },
       {

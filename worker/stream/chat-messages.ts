@@ -133,7 +133,12 @@ async function assistantMessage(record: TurnRecord, messages: readonly ModelMess
         if (approval !== undefined) {
           const approvalId = approvalIdOf(record.workflowId, part.toolCallId);
           chunks.push(
-            { type: 'tool-approval-request', approvalId, toolCallId: part.toolCallId },
+            {
+              type: 'tool-approval-request',
+              approvalId,
+              toolCallId: part.toolCallId,
+              ...(approval.decidedBy === 'policy' ? { isAutomatic: true } : {}),
+            },
             {
               type: 'tool-approval-response',
               approvalId,

@@ -9,6 +9,8 @@ import { approvalIdOf, RunProgressParts } from './run-progress-parts.js';
 import { finishRunStream } from './run-stream-finish.js';
 import { decidedApprovals, resolveRunId } from './run-identity.js';
 import { withEffectMetadata } from './effect-metadata.js';
+import { OpenCalls } from './open-calls.js';
+import { ApprovalView } from './approval-view.js';
 import { RunWatcher } from './run-watcher.js';
 
 /** What {@link runUIMessageStream} takes. */
@@ -140,7 +142,13 @@ async function follow(
   // Aborted when the stream ends, however it ends: no Temporal call outlives it.
   const ending = linkedSignal([signal]);
   try {
-    await followRun(options, from, pollMs, ending.signal, withEffectMetadata(emit));
+    const calls = new OpenCalls();
+    const send = withEffectMetadata(emit);
+    const observed = (chunk: UIMessageChunk) => {
+      calls.observe(chunk);
+      send(chunk);
+    };
+    await followRun(options, from, pollMs, ending.signal, observed, calls);
   } finally {
     ending.abort();
   }
@@ -151,7 +159,8 @@ async function followRun(
   from: number | undefined,
   pollMs: number,
   signal: AbortSignal,
-  emit: (chunk: UIMessageChunk) => void,
+  send: (chunk: UIMessageChunk) => void,
+  calls: OpenCalls,
 ): Promise<void> {
   const { client, workflowId, stream } = options;
   const progress = new RunProgressParts(client, workflowId, signal);
@@ -161,9 +170,11 @@ async function followRun(
   const key = { runId, workflowId, firstExecutionRunId: chain ?? runId };
   const ui = new RunStreamUIState((toolCallId) => approvalIdOf(workflowId, toolCallId));
   // Decided approvals are in no batch: known first, so that a replay shows their request and verdict.
+  const approvals = new ApprovalView(ui, !withProgress || status === 'COMPLETED');
+  const emit = (chunk: UIMessageChunk) => send(approvals.mark(chunk));
   if (withProgress) {
     for (const record of await decidedApprovals(client.workflow.getHandle(workflowId, chain), status, progress))
-      ui.approvalRequested(record.toolCallId);
+      approvals.request(record.toolCallId, record.decidedBy === 'policy');
   }
   let cursor = 0;
   if (from !== undefined) {
@@ -201,11 +212,12 @@ async function followRun(
         continue;
       }
       waiting.add(id);
-      for (const request of ui.approvalRequested(id)) emit(request);
+      for (const request of approvals.request(id)) emit(request);
     }
     // Read after learning that the run closed: every batch committed before the close is in.
     const closed = watcher.closed;
     const batches = await stream.read(key, cursor);
+    for (const request of await approvals.before(batches, progress)) emit(request);
     for (const batch of batches) {
       for (const chunk of ui.batch(batch)) {
         emit(chunk);
@@ -220,11 +232,22 @@ async function followRun(
       if (batch.parts.some((p) => p.type === 'step-end')) watcher.soon();
     }
     if (batches.length > 0) continue;
+    // Ends as the AI SDK ends a step that asks for approval: every other call of the step with its
+    // output, so that `sendAutomaticallyWhen` sees the step complete once the page answers.
+    let unsettled = false;
     if (options.endOnApproval === true && closed === undefined && waiting.size > 0) {
       if ([...waiting].every((id) => ui.isRequested(id))) {
-        for (const chunk of ui.endStep()) emit(chunk);
-        emit({ type: 'finish', finishReason: 'tool-calls' });
-        return;
+        if (calls.besides(waiting).length > 0) {
+          const settled = (await progress.progress())?.settled ?? [];
+          if (withProgress) for (const chunk of progress.effects(settled.flatMap((c) => c.report ?? []))) emit(chunk);
+          for (const chunk of calls.outputs(settled, waiting)) emit(chunk);
+        }
+        unsettled = calls.besides(waiting).length > 0;
+        if (!unsettled) {
+          for (const chunk of ui.endStep()) emit(chunk);
+          emit({ type: 'finish', finishReason: 'tool-calls' });
+          return;
+        }
       }
     }
     if (closed !== undefined) {
@@ -233,7 +256,8 @@ async function followRun(
       return;
     }
     // Linked by hand, not AbortSignal.any: Node may collect a composite signal nothing else holds, and its abort never fires.
-    const wake = linkedSignal([signal, watcher.signal]);
+    // A call that ends beside a waiting one changes nothing the watcher reports: look again after pollMs.
+    const wake = linkedSignal([signal, watcher.signal], unsettled ? pollMs : undefined);
     try {
       await stream.waitForAppend(key, cursor, wake.signal);
     } finally {

@@ -14,7 +14,10 @@ export function Tracker() {
     const load = () =>
       fetch('/api/tracker')
         .then((r) => (r.ok ? (r.json() as Promise<Issue[]>) : []))
-        .then(setIssues, () => undefined);
+        .then(
+          (all) => setIssues([...all].sort((a, b) => a.number - b.number)),
+          () => undefined,
+        );
     void load();
     const timer = setInterval(() => void load(), 1000);
     return () => clearInterval(timer);
