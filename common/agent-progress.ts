@@ -35,7 +35,9 @@ export interface AgentProgress {
 
 /** A tool call of the running step that has ended: what the model will be sent for it. */
 export interface SettledToolCall {
+  /** The call's id, as the model step planned it. */
   readonly toolCallId: string;
+  /** The tool's name. */
   readonly toolName: string;
   /** The tool result's output, as the model will get it (`json`, `text`, `error-text`, `execution-denied`, ...). */
   readonly output: JsonToolOutput;

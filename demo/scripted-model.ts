@@ -34,7 +34,9 @@ export type ScriptEntry =
  * prompt grows turn after turn).
  */
 export function scriptedModel(
-  script: readonly ScriptEntry[] | Extract<ScriptEntry, (...args: never[]) => unknown>,
+  script:
+    | readonly ScriptEntry[]
+    | ((call: { prompt: LanguageModelV4CallOptions['prompt']; attempt: number }) => ScriptedStep),
   options: { modelId?: string } = {},
 ): LanguageModelV4 & { readonly calls: number } {
   const asked = new Map<number, number>();
