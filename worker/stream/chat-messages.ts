@@ -18,14 +18,8 @@ interface TurnRecord {
 }
 
 /**
- * The UI messages of chat `chatId` to open a page with (`useChat`'s `messages`), rebuilt from the
- * workers' store, not from any stream: for each completed turn its user message and one assistant
- * message (id `chamvi-<run id>`, the id its stream used) whose tool parts are in their final
- * state, with their approval and the effect report as `resultProviderMetadata.chamvi`. A turn that
- * runs or waits adds its user message only: `useChat`'s `resume` then replays its stream (while
- * that turn has run no model step yet and no worker answers its progress query, its user message
- * is missing: a reload later shows it). A turn that failed is left out (it may be sent again).
- * Turns are read one `result` call each, and the latest one's conversation from `conversations`.
+ * `ChatRoute.messages`: the UI messages of chat `chatId` to open a page with. Each completed turn
+ * costs one `result` call; the conversation is read once, the latest turn's, from `conversations`.
  */
 export async function chatMessages(
   client: Client,

@@ -67,9 +67,14 @@ export interface ChatRoute {
    */
   GET(request: Request, chatId: string): Promise<Response>;
   /**
-   * The messages to open chat `chatId` with (`useChat`'s `messages`), from the workers' store:
-   * see `chatMessages`. Server code: it does not call `authorize` (there is no request), so check
-   * that the user may read the chat first.
+   * The messages to open chat `chatId` with (`useChat`'s `messages`), rebuilt from the workers'
+   * store and the turns' results, not from any stream: per completed turn its user message and one
+   * assistant message (id `chamvi-<run id>`, as its stream sent it) whose tool parts are in their
+   * final state, with their approval and effect report (`resultProviderMetadata.chamvi`). A turn
+   * that runs or waits adds its user message only (`resume` streams the rest; before its first
+   * model step, while no worker answers its progress query, not even that: a later reload shows
+   * it); one that failed is left out (it may be sent again). Server code: it does not call `authorize` (there is no
+   * request), so check that the user may read the chat first.
    * @throws ChatRequestError for an id that cannot name a chat.
    */
   messages(chatId: string): Promise<UIMessage[]>;
@@ -103,7 +108,7 @@ export function chatRoute(options: ChatRouteOptions): ChatRoute {
   return {
     POST: (request) => answerRefusals(() => post(options, request)),
     GET: (request, chatId) => answerRefusals(() => resume(options, request, chatId)),
-    messages: (chatId) => chatMessages(options.client, options.conversations, chatIdOption(chatId)),
+    messages: async (chatId) => chatMessages(options.client, options.conversations, chatIdOption(chatId)),
   };
 }
 

@@ -52,9 +52,10 @@ export interface RunUIMessageStreamOptions {
    */
   readonly progressParts?: boolean;
   /**
-   * End the stream with `finish` (finish reason `tool-calls`) once the run waits for approval and
-   * every call waiting was sent as `tool-approval-request`, as the AI SDK ends a response that asks
-   * for approval: `useChat` then sends the answers (`addToolApprovalResponse`) in a new request,
+   * End the stream with `finish` (finish reason `tool-calls`) once the run waits for approval,
+   * every call waiting was sent as `tool-approval-request` and every other call of the step has
+   * its output (the progress query's `settled`), as the AI SDK ends a response that asks for
+   * approval: `useChat` then sends the answers (`addToolApprovalResponse`) in a new request,
    * whose route decides them and streams the rest (see `chatRoute`). The run goes on waiting.
    * Default `false`: the stream follows the run until its workflow closes.
    */
@@ -85,10 +86,11 @@ export type ChamviCursorChunk = { type: 'data-chamvi-cursor'; data: { cursor: nu
  * a call waiting for approval as `tool-approval-request` (approval id
  * `<workflow id>:<tool call id>`, see {@link approvalIdOf}), answered by `tool-approval-response`
  * once decided, so `useChat`'s tool part goes `approval-requested` → `approval-responded` →
- * `output-available` / `output-denied`, on a replay too; effect outcomes (`data-chamvi-effect`,
- * and on the call's output chunk as `providerMetadata.chamvi`, see `effectMetadata`) and pending
- * approvals (`data-chamvi-approval`) as they settle; `finish` when the run completes (`error` when it failed, `abort` when it was cancelled,
- * terminated or timed out). A retried step sends `reset-step` and the new attempt's text.
+ * `output-available` / `output-denied`, on a replay too (a call the approval rule decided: its
+ * request `isAutomatic`); effect outcomes (`data-chamvi-effect`, and on the call's output chunk as
+ * `providerMetadata.chamvi`, see `effectMetadata`) and pending approvals (`data-chamvi-approval`)
+ * as they settle; `finish` when the run completes (`error` when it failed, `abort` when it was
+ * cancelled, terminated or timed out). A retried step sends `reset-step` and the new attempt's text.
  *
  * The text comes from the durable stream store, so a reader that connects late or again (a page
  * reload, a worker that crashed mid-step) replays what was shown from the store: nothing lost;
