@@ -75,7 +75,7 @@ async function waitForReply(page: Page, has: string, lacks?: string, timeout = 3
   return lastReply(page);
 }
 
-/** Sends `message` and waits until the turn has finished (useChat's status back to `ready`). */
+/** Types `message` and clicks Send; resolves with the time of the click. */
 async function send(page: Page, message: string): Promise<number> {
   await page.fill('#message', message);
   const sentAt = Date.now();
@@ -83,6 +83,7 @@ async function send(page: Page, message: string): Promise<number> {
   return sentAt;
 }
 
+/** Waits until useChat's status is back to `ready` (the turn's stream ended). */
 const ready = (page: Page, timeout = 60_000) => page.locator('main[data-status=ready]').waitFor({ timeout });
 
 describe('the chat app (examples/chat: Next.js, useChat, chatRoute) in headless Chromium', () => {
