@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { startChild, type Child } from '../../../demo/child-processes.js';
 
 /** The chat example's Next.js app (examples/chat), and the Next.js CLI that builds and serves it. */
-export const APP_DIR = fileURLToPath(new URL('..', import.meta.url));
+const APP_DIR = fileURLToPath(new URL('..', import.meta.url));
 const NEXT = fileURLToPath(new URL('../../../node_modules/next/dist/bin/next', import.meta.url));
 const SOURCES = ['app', 'lib', 'proxy.ts', 'next.config.ts', 'tsconfig.json'];
 const NEXT_ENV = { NEXT_TELEMETRY_DISABLED: '1' };
@@ -41,7 +41,7 @@ export function chatAppStale(): boolean {
 
 /**
  * `next build` of the app (Turbopack; the type check included), as a user's CI runs it. Throws
- * with the build's output when it fails. Resolves with its duration in ms.
+ * with the build's output when it fails. Returns its duration in ms.
  */
 export function buildChatApp(): number {
   const t0 = Date.now();
