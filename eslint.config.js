@@ -47,7 +47,19 @@ const sandboxPatterns = [
 
 export default tseslint.config(
   // examples/consumer is a separate app importing the installed package (compiled by the consumer smoke test).
-  { ignores: ['dist/**', 'node_modules/**', '.tools/**', '.chamvi/**', 'coverage/**', 'examples/consumer/**'] },
+  // examples/chat/.next is its Next.js build; next-env.d.ts is what next build writes.
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      '.tools/**',
+      '.chamvi/**',
+      'coverage/**',
+      'examples/consumer/**',
+      'examples/chat/.next/**',
+      'examples/chat/next-env.d.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -98,8 +98,7 @@ export function createModelStepActivity(registry: AgentRegistry, log: Conversati
             continue;
           }
           const options = mergeActivityOptions(registration.toolDefaults, registration.tools?.[call.toolName]);
-          const approval = await approvalPlan(registration, tool, call, ctx, conversation.messages);
-          const approved = approval === undefined ? {} : { approval };
+          const approved = await approvalPlan(registration, tool, call, ctx, conversation.messages);
           if (!isEffectTool(tool)) {
             toolCalls.push({
               toolCallId: call.toolCallId,
@@ -151,8 +150,9 @@ export function createModelStepActivity(registry: AgentRegistry, log: Conversati
 }
 
 /**
- * The approval a call needs, from the registration's `toolApproval` or the tool's `needsApproval`:
- * `undefined` when it runs without asking (`not-applicable` or `approved`).
+ * The approval fields of a call's plan, from the registration's `toolApproval` or the tool's
+ * `needsApproval`: `approval` when it needs a decision or is refused, `approvedByPolicy` when the
+ * rule approved it, none when no rule applies (`not-applicable`).
  */
 async function approvalPlan(
   registration: AgentRegistration,
@@ -160,7 +160,7 @@ async function approvalPlan(
   call: { toolCallId: string; toolName: string; input: unknown },
   ctx: ToolContext,
   messages: JsonMessage[],
-): Promise<ApprovalPlan | undefined> {
+): Promise<Pick<ToolCallPlan, 'approval' | 'approvedByPolicy'>> {
   const resolved = await resolveApproval(
     tool,
     call,
@@ -168,13 +168,16 @@ async function approvalPlan(
     messages as unknown as ModelMessage[],
     registration.toolApproval,
   );
-  if (resolved.status !== 'user-approval' && resolved.status !== 'denied') return undefined;
-  return {
+  const reason = resolved.reason !== undefined ? { reason: resolved.reason } : {};
+  if (resolved.status === 'approved') return { approvedByPolicy: reason };
+  if (resolved.status !== 'user-approval' && resolved.status !== 'denied') return {};
+  const approval: ApprovalPlan = {
     status: resolved.status,
-    ...(resolved.reason !== undefined ? { reason: resolved.reason } : {}),
+    ...reason,
     ...(registration.approvalTimeout !== undefined ? { timeout: registration.approvalTimeout } : {}),
     ...(registration.onApprovalTimeout !== undefined ? { onTimeout: registration.onApprovalTimeout } : {}),
     // Hashed here: workflow code cannot, and the pending approval must show what a token binds.
     ...(resolved.status === 'user-approval' ? { fingerprint: inputFingerprint(call.input) } : {}),
   };
+  return { approval };
 }

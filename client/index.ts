@@ -28,7 +28,7 @@ export {
 } from './approvals-client.js';
 export { APPROVAL_SECRET_ENV } from '../src/approvals/approval-secret.js';
 export { decideApprovalUpdate, approvalDecisionSignal, pendingApprovalsQuery } from '../common/approval-handlers.js';
-export { agentProgressQuery, type AgentProgress } from '../common/agent-progress.js';
+export { agentProgressQuery, type AgentProgress, type SettledToolCall } from '../common/agent-progress.js';
 export { agentConversation, type AgentConversation } from './agent-conversation.js';
 export { loadConversation, type ConversationSource } from '../src/conversation/load-conversation.js';
 export {

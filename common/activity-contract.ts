@@ -55,6 +55,11 @@ export interface ToolCallPlan {
   readonly options?: ToolActivityOptions;
   /** Set when the call needs a decision (`user-approval`) or was refused by policy (`denied`). */
   readonly approval?: ApprovalPlan;
+  /**
+   * Set when the approval rule approved the call without asking (`approved`): it runs as a call
+   * without a rule, and the run's approvals record the decision (`decidedBy: 'policy'`).
+   */
+  readonly approvedByPolicy?: { readonly reason?: string };
 }
 
 /** Output of the model-step activity. */

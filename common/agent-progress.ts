@@ -4,6 +4,7 @@ import type { QueryDefinition } from '@temporalio/common';
 import type { ConversationRef } from './conversation-ref.js';
 import type { ApprovalRecord } from './approval-types.js';
 import type { RunEffectReport } from './run-effect-report.js';
+import type { JsonToolOutput } from './json-messages.js';
 
 /** What the progress query answers while an agent runs. */
 export interface AgentProgress {
@@ -24,6 +25,24 @@ export interface AgentProgress {
    * 0.3). A call waiting for a decision is in the `chamvi.pendingApprovals` query instead.
    */
   readonly approvals?: ApprovalRecord[];
+  /**
+   * The running step's calls that have ended while others of the step still wait (for approval) or
+   * run; absent when there are none (and from workers before 0.3). Once every call of the step
+   * ended, their results are in `conversation` instead.
+   */
+  readonly settled?: SettledToolCall[];
+}
+
+/** A tool call of the running step that has ended: what the model will be sent for it. */
+export interface SettledToolCall {
+  /** The call's id, as the model step planned it. */
+  readonly toolCallId: string;
+  /** The tool's name. */
+  readonly toolName: string;
+  /** The tool result's output, as the model will get it (`json`, `text`, `error-text`, `execution-denied`, ...). */
+  readonly output: JsonToolOutput;
+  /** Effect calls: how the call ended. */
+  readonly report?: RunEffectReport;
 }
 
 /** Query `chamvi.progress`: the current step and the effects so far. */

@@ -67,7 +67,7 @@ export interface ApprovalRecord {
   readonly toolName: string;
   readonly key: string;
   readonly approved: boolean;
-  /** `approver`: a verified decision; `timeout`: nobody answered in time; `policy`: the approval rule said `denied`. */
+  /** `approver`: a verified decision; `timeout`: nobody answered in time; `policy`: the approval rule said `denied` or `approved`. */
   readonly decidedBy: 'approver' | 'timeout' | 'policy';
   readonly reason?: string;
   readonly approver?: string;

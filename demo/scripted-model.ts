@@ -30,10 +30,13 @@ export type ScriptEntry =
  * of assistant messages in the prompt, so a retried or redone step gets step N again) with
  * `script[N]`; a function entry can vary the answer by `attempt` (1 for the first time step N is
  * asked, 2 for the redo, ...). It throws when the run asks for a step past the script's end, so
- * a test never silently loops.
+ * a test never silently loops. A function instead of a list answers every step (a chat whose
+ * prompt grows turn after turn).
  */
 export function scriptedModel(
-  script: readonly ScriptEntry[],
+  script:
+    | readonly ScriptEntry[]
+    | ((call: { prompt: LanguageModelV4CallOptions['prompt']; attempt: number }) => ScriptedStep),
   options: { modelId?: string } = {},
 ): LanguageModelV4 & { readonly calls: number } {
   const asked = new Map<number, number>();
@@ -51,7 +54,7 @@ export function scriptedModel(
       const step = call.prompt.filter((m) => m.role === 'assistant').length;
       const attempt = (asked.get(step) ?? 0) + 1;
       asked.set(step, attempt);
-      const entry = script[step];
+      const entry = typeof script === 'function' ? script : script[step];
       if (entry === undefined) {
         return Promise.reject(
           new Error(

@@ -2,9 +2,9 @@ import { ApplicationFailure, proxyActivities, setCurrentDetails, setHandler, wor
 import { DEFAULT_MODEL_STEP_OPTIONS, toActivityOptions } from '../common/activity-options.js';
 import { ACTIVITY_NAMES } from '../common/activity-names.js';
 import { ApprovalGate } from './approvals.js';
-import { agentProgressQuery, type AgentProgress } from '../common/agent-progress.js';
+import { agentProgressQuery, type AgentProgress, type SettledToolCall } from '../common/agent-progress.js';
 import { ConversationState } from './conversation-state.js';
-import { dispatchToolCalls } from './tool-dispatch.js';
+import { dispatchToolCalls, type DispatchedCall } from './tool-dispatch.js';
 import type {
   ApprovalRecord,
   ChamviActivities,
@@ -127,11 +127,14 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
   const progress = { runId: run.runId, agent: run.agent, step: start.step, status: 'running' } as {
     -readonly [K in keyof AgentProgress]: AgentProgress[K];
   };
+  // The running step's calls that have ended, while others of the step still wait or run.
+  let settled: DispatchedCall[] = [];
   setHandler(agentProgressQuery, () => ({
     ...progress,
     effects: [...effects],
     approvals: [...approvals],
     ...(conversation.inlined ? {} : conversation.snapshot()),
+    ...(settled.length > 0 ? { settled: settled.map(settledCall) } : {}),
   }));
 
   const modelStepOptions = toActivityOptions(DEFAULT_MODEL_STEP_OPTIONS, options.activityOptions?.modelStep);
@@ -175,10 +178,15 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
     // what the model step computed the effect keys from), without the assistant response.
     const seen = conversation.answered(result);
     text = result.text;
-    const dispatched = await dispatchToolCalls(run, seen, result.toolCalls, options.activityOptions?.store, {
-      gate,
-      step,
-    });
+    const dispatched = await dispatchToolCalls(
+      run,
+      seen,
+      result.toolCalls,
+      options.activityOptions?.store,
+      { gate, step },
+      (call) => settled.push(call),
+    );
+    settled = [];
     for (const call of dispatched) {
       if (call.report !== undefined) effects.push(call.report);
       if (call.approval !== undefined) approvals.push(call.approval);
@@ -240,4 +248,10 @@ function startingPoint(options: AgentLoopOptions): AgentCheckpoint {
 function describeEffects(runId: string, effects: RunEffectReport[]): string {
   const lines = effects.map((e) => `- ${e.toolName} · ${e.outcome} · attempts ${e.attempts} · \`${e.key}\``);
   return [`**run** \`${runId}\` · ${effects.length} effect call(s)`, ...lines.slice(-20)].join('\n');
+}
+
+/** A settled call as the progress query shows it: what the model will be sent for it, and its effect report. */
+function settledCall(call: DispatchedCall): SettledToolCall {
+  const { toolCallId, toolName, output, report } = call;
+  return { toolCallId, toolName, output, ...(report !== undefined ? { report } : {}) };
 }

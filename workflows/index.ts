@@ -8,7 +8,7 @@ export {
   type AgentRunOutput,
   type StepSummary,
 } from './agent-loop.js';
-export { agentProgressQuery, type AgentProgress } from '../common/agent-progress.js';
+export { agentProgressQuery, type AgentProgress, type SettledToolCall } from '../common/agent-progress.js';
 export {
   ApprovalGate,
   approvalDecisionSignal,

@@ -37,7 +37,8 @@ export interface DispatchedCall {
  * `execution-denied` result with the reason.
  *
  * Every effect call gets a report entry, also one that failed (`failed`, with its last error and
- * the attempts it took) or was denied (`denied`, with the reason, 0 attempts).
+ * the attempts it took) or was denied (`denied`, with the reason, 0 attempts). `onSettled` hears
+ * of each call as it ends, before the others have.
  */
 export async function dispatchToolCalls(
   run: RunRef,
@@ -45,9 +46,17 @@ export async function dispatchToolCalls(
   calls: ToolCallPlan[],
   storeOptions?: StoreActivityOptions,
   approvals?: { readonly gate: ApprovalGate; readonly step: number },
+  onSettled?: (call: DispatchedCall) => void,
 ): Promise<DispatchedCall[]> {
   const shared = new Map<string, Promise<ToolCallResult>>();
   const started = calls.map(async (call): Promise<DispatchedCall> => {
+    const dispatched = await dispatchOne(call);
+    onSettled?.(dispatched);
+    return dispatched;
+  });
+  return Promise.all(started);
+
+  async function dispatchOne(call: ToolCallPlan): Promise<DispatchedCall> {
     const { toolCallId, toolName } = call;
     let approval: ApprovalRecord | undefined;
     if (call.approval !== undefined) {
@@ -73,12 +82,14 @@ export async function dispatchToolCalls(
         };
       }
     }
+    // Approved by the rule without asking: runs as a call without one, and the run records the decision.
+    if (call.approval === undefined && call.approvedByPolicy !== undefined) approval = approvedByPolicy(call);
     const withApproval = approval === undefined ? {} : { approval };
     let first = false;
     let pending = call.key === undefined ? undefined : shared.get(call.key);
     if (pending === undefined) {
       first = true;
-      const evidence = approval === undefined ? undefined : approvals?.gate.evidenceFor(toolCallId);
+      const evidence = call.approval === undefined ? undefined : approvals?.gate.evidenceFor(toolCallId);
       pending = scheduleCall(run, seen, call, evidence, approvals?.step);
       if (call.key !== undefined) shared.set(call.key, pending);
     }
@@ -109,8 +120,7 @@ export async function dispatchToolCalls(
           : undefined;
       return { toolCallId, toolName, output, ...(report !== undefined ? { report } : {}), ...withApproval };
     }
-  });
-  return Promise.all(started);
+  }
 }
 
 /**
@@ -229,4 +239,20 @@ function lastError(error: unknown): { type: string; message: string } {
     if (at.message !== '' && !messages.includes(at.message)) messages.push(at.message);
   }
   return { type, message: messages.length > 0 ? messages.join(': ') : String(cause) };
+}
+
+/** The record of a call the approval rule approved without asking. */
+function approvedByPolicy(call: ToolCallPlan): ApprovalRecord {
+  const at = new Date().toISOString();
+  const reason = call.approvedByPolicy?.reason;
+  return {
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    key: call.key ?? '',
+    approved: true,
+    decidedBy: 'policy',
+    ...(reason !== undefined ? { reason } : {}),
+    requestedAt: at,
+    decidedAt: at,
+  };
 }

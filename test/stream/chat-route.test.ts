@@ -8,6 +8,7 @@
 // decision the final state.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
+import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundle } from '@temporalio/worker';
 import {
@@ -20,7 +21,7 @@ import {
 } from 'ai';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { defineAgent, defineEffectTool, MemoryEffectStore } from '../../src/index.js';
+import { defineAgent, defineEffectTool, MemoryEffectStore, type ToolApprovalSettings } from '../../src/index.js';
 import { PostgresRunStreamStore } from '../../src/stream/postgres-run-stream.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
 import { createAgentWorker, listPendingApprovals, type AgentEntry } from '../../worker/index.js';
@@ -52,7 +53,7 @@ afterAll(async () => {
 async function withChat<T>(
   script: readonly StreamedStep[],
   run: (chat: Page) => Promise<T>,
-  approval = false,
+  approval: boolean | ToolApprovalSettings = false,
 ): Promise<{ result: T; applied: string[]; prompts: LanguageModelV4CallOptions['prompt'][] }> {
   const table = `stream_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
   tables.push(table);
@@ -74,8 +75,17 @@ async function withChat<T>(
     prompts.push(call.prompt);
     return doStream(call);
   };
-  const agent = defineAgent({ name: `chat-${randomUUID()}`, model, tools: { comment } });
-  const entry: AgentEntry = approval ? { agent, toolApproval: { comment: 'user-approval' } } : agent;
+  const label = defineEffectTool({
+    description: 'Labels the issue.',
+    inputSchema: z.object({ name: z.string() }),
+    execute: ({ name }) => {
+      applied.push(`label ${name}`);
+      return Promise.resolve({ labelled: name });
+    },
+  });
+  const agent = defineAgent({ name: `chat-${randomUUID()}`, model, tools: { comment, label } });
+  const toolApproval = approval === true ? { comment: 'user-approval' as const } : approval;
+  const entry: AgentEntry = toolApproval === false ? agent : { agent, toolApproval };
   const store = new MemoryEffectStore();
   const taskQueue = `q-${randomUUID()}`;
   const worker = await createAgentWorker({
@@ -88,7 +98,8 @@ async function withChat<T>(
     workerOptions: { workflowBundle: bundle },
   });
   const route = chatRoute({
-    client: env.client,
+    // Not env.client: its result() lets the time-skipping server skip ahead, past a waiting call's timeout.
+    client: new Client({ connection: env.connection, namespace: env.namespace ?? 'default' }),
     stream,
     conversations: store,
     agent: agent.name,
@@ -188,7 +199,7 @@ const promptText = (prompt: LanguageModelV4CallOptions['prompt'] | undefined): s
 const POST_HI: StreamedStep = { text: 'Posting it.', toolCalls: [{ toolName: 'comment', input: { body: 'hi' } }] };
 
 describe('a chat through chatRoute', () => {
-  it('ends a tool part output-available with the output the model saw, the effect outcome beside it, on a replay too', async () => {
+  it('ends a tool part output-available with the output the model saw, the effect outcome on it and beside it, on a replay too', async () => {
     const { result, applied } = await withChat([POST_HI, { text: 'Posted.' }], async (page) => {
       const answer = await page.say('Post hi.');
       const replay = await read(
@@ -205,6 +216,7 @@ describe('a chat through chatRoute', () => {
           state: 'output-available',
           input: { body: 'hi' },
           output: { id: 1 },
+          resultProviderMetadata: { chamvi: { toolCallId: 'call-0-0', outcome: 'executed', attempts: 1 } },
         },
       ]);
       expect(message.parts.find((p) => p.type === 'data-chamvi-effect')).toMatchObject({
@@ -320,5 +332,110 @@ describe('a chat through chatRoute', () => {
       },
     ]);
     expect(result.after).toBeNull();
+  }, 60_000);
+
+  it("ends the stream at an approval with the step's other calls finished, so the answer sends, and both apply", async () => {
+    const both: StreamedStep = {
+      text: 'Labelling and posting.',
+      toolCalls: [
+        { toolName: 'label', input: { name: 'bug' } },
+        { toolName: 'comment', input: { body: 'hi' } },
+      ],
+    };
+    const { result, applied } = await withChat(
+      [both, { text: 'Done.' }],
+      async (page) => {
+        const asked = structuredClone(await page.say('Label it and post hi.'));
+        const answered = await page.answer('call-0-1', true);
+        return { asked, answered };
+      },
+      true,
+    );
+    // The label call ended while the comment waited: its output is on the page before the answer.
+    expect(toolParts(result.asked)).toMatchObject([
+      {
+        toolCallId: 'call-0-0',
+        state: 'output-available',
+        output: { labelled: 'bug' },
+        resultProviderMetadata: { chamvi: { outcome: 'executed' } },
+      },
+      { toolCallId: 'call-0-1', state: 'approval-requested' },
+    ]);
+    expect(toolParts(result.answered)).toMatchObject([
+      { toolCallId: 'call-0-0', state: 'output-available' },
+      { toolCallId: 'call-0-1', state: 'output-available', output: { id: 2 }, approval: { approved: true } },
+    ]);
+    expect(texts(result.answered)).toEqual(['Labelling and posting.', 'Done.']);
+    expect(applied).toEqual(['label bug', 'hi']);
+  }, 60_000);
+
+  it('shows a call the approval rule decided as the AI SDK does: an automatic request and its answer, live and on a replay', async () => {
+    const { result, applied } = await withChat(
+      [POST_HI, { text: 'Posted.' }],
+      async (page) => {
+        const answer = await page.say('Post hi.');
+        const replay = await read(
+          runUIMessageStream({ client: env.client, workflowId: `${page.id}:1`, stream: page.stream }),
+        );
+        return { answer, replay, stored: await page.route.messages(page.id) };
+      },
+      { comment: 'approved' },
+    );
+    expect(applied).toEqual(['hi']);
+    for (const message of [result.answer, result.replay, result.stored[1]]) {
+      expect(toolParts(message)).toMatchObject([
+        {
+          toolCallId: 'call-0-0',
+          state: 'output-available',
+          approval: { approved: true, isAutomatic: true },
+          output: { id: 1 },
+        },
+      ]);
+    }
+  }, 60_000);
+
+  it('opens a chat from the store: completed turns whole, a waiting turn by its user message (resume streams the rest)', async () => {
+    const { result } = await withChat(
+      [POST_HI, { text: 'Posted.' }, POST_HI, { text: 'Posted again.' }],
+      async (page) => {
+        await page.say('Post hi.');
+        await page.answer('call-0-0', true);
+        const done = await page.route.messages(page.id);
+        await page.say('Once more.');
+        const waiting = await page.route.messages(page.id);
+        await page.answer('call-2-0', true);
+        return { done, waiting, live: page.messages };
+      },
+      true,
+    );
+    const run1 = (result.live[1]?.id ?? '').replace(/^chamvi-/, '');
+    expect(result.done).toMatchObject([
+      { role: 'user', parts: [{ type: 'text', text: 'Post hi.' }] },
+      {
+        id: `chamvi-${run1}`,
+        role: 'assistant',
+        parts: [
+          { type: 'step-start' },
+          { type: 'text', text: 'Posting it.' },
+          {
+            type: 'tool-comment',
+            state: 'output-available',
+            input: { body: 'hi' },
+            output: { id: 1 },
+            approval: { approved: true },
+            resultProviderMetadata: { chamvi: { outcome: 'executed', attempts: 1 } },
+          },
+          { type: 'step-start' },
+          { type: 'text', text: 'Posted.' },
+        ],
+      },
+    ]);
+    // The same parts as the live stream left on the page (less its data parts).
+    const live = result.live[1]?.parts.filter((p) => !p.type.startsWith('data-'));
+    expect(result.done[1]?.parts).toMatchObject(
+      live?.map((p) => (p.type === 'text' ? { type: 'text', text: p.text } : { type: p.type })) ?? [],
+    );
+    expect(result.waiting.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(result.waiting[2]?.parts).toEqual([{ type: 'text', text: 'Once more.' }]);
   }, 60_000);
 });

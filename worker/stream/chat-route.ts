@@ -10,6 +10,7 @@ import { answerRefusals, ChatForbiddenError, ChatRequestError, ChatTurnConflictE
 import { chatIdOption, chatTurnWorkflowId, latestChatTurn, turnStatus } from './chat-turns.js';
 import { lastStreamCursor, userMessageOf } from './chat-request.js';
 import { runUIMessageStream } from './run-ui-message-stream.js';
+import { chatMessages } from './chat-messages.js';
 
 /** What {@link chatRoute} takes. */
 export interface ChatRouteOptions {
@@ -50,7 +51,7 @@ export interface ChatRouteOptions {
   readonly pollMs?: number;
 }
 
-/** The two handlers of a chat: `POST` for `useChat`'s requests, `GET` for its `resume`. */
+/** The two handlers of a chat, `POST` for `useChat`'s requests and `GET` for its `resume`, and its stored messages. */
 export interface ChatRoute {
   /**
    * Takes `DefaultChatTransport`'s body (`{ id, messages, trigger }`). A last message from the
@@ -65,6 +66,18 @@ export interface ChatRoute {
    * turn's whole stream while it runs (it ends at a wait for approval, as POST's do), else 204.
    */
   GET(request: Request, chatId: string): Promise<Response>;
+  /**
+   * The messages to open chat `chatId` with (`useChat`'s `messages`), rebuilt from the workers'
+   * store and the turns' results, not from any stream: per completed turn its user message and one
+   * assistant message (id `chamvi-<run id>`, as its stream sent it) whose tool parts are in their
+   * final state, with their approval and effect report (`resultProviderMetadata.chamvi`). A turn
+   * that runs or waits adds its user message only (`resume` streams the rest; before its first
+   * model step, while no worker answers its progress query, not even that: a later reload shows
+   * it); one that failed is left out (it may be sent again). Server code: it does not call `authorize` (there is no
+   * request), so check that the user may read the chat first.
+   * @throws ChatRequestError for an id that cannot name a chat.
+   */
+  messages(chatId: string): Promise<UIMessage[]>;
 }
 
 /**
@@ -95,6 +108,7 @@ export function chatRoute(options: ChatRouteOptions): ChatRoute {
   return {
     POST: (request) => answerRefusals(() => post(options, request)),
     GET: (request, chatId) => answerRefusals(() => resume(options, request, chatId)),
+    messages: async (chatId) => chatMessages(options.client, options.conversations, chatIdOption(chatId)),
   };
 }
 

@@ -10,6 +10,9 @@ import { finishRunStream } from './run-stream-finish.js';
 import { chainResult } from './chain-result.js';
 import { ExecutionStarts } from './execution-starts.js';
 import { decidedApprovals, resolveRunId } from './run-identity.js';
+import { withEffectMetadata } from './effect-metadata.js';
+import { OpenCalls } from './open-calls.js';
+import { ApprovalView } from './approval-view.js';
 import { RunWatcher } from './run-watcher.js';
 
 /** What {@link runUIMessageStream} takes. */
@@ -51,9 +54,10 @@ export interface RunUIMessageStreamOptions {
    */
   readonly progressParts?: boolean;
   /**
-   * End the stream with `finish` (finish reason `tool-calls`) once the run waits for approval and
-   * every call waiting was sent as `tool-approval-request`, as the AI SDK ends a response that asks
-   * for approval: `useChat` then sends the answers (`addToolApprovalResponse`) in a new request,
+   * End the stream with `finish` (finish reason `tool-calls`) once the run waits for approval,
+   * every call waiting was sent as `tool-approval-request` and every other call of the step has
+   * its output (the progress query's `settled`), as the AI SDK ends a response that asks for
+   * approval: `useChat` then sends the answers (`addToolApprovalResponse`) in a new request,
    * whose route decides them and streams the rest (see `chatRoute`). The run goes on waiting.
    * Default `false`: the stream follows the run until its workflow closes.
    */
@@ -84,9 +88,11 @@ export type ChamviCursorChunk = { type: 'data-chamvi-cursor'; data: { cursor: nu
  * a call waiting for approval as `tool-approval-request` (approval id
  * `<workflow id>:<tool call id>`, see {@link approvalIdOf}), answered by `tool-approval-response`
  * once decided, so `useChat`'s tool part goes `approval-requested` → `approval-responded` →
- * `output-available` / `output-denied`, on a replay too; effect outcomes (`data-chamvi-effect`)
- * and pending approvals (`data-chamvi-approval`) as they settle; `finish` when the run completes (`error` when it failed, `abort` when it was cancelled,
- * terminated or timed out). A retried step sends `reset-step` and the new attempt's text.
+ * `output-available` / `output-denied`, on a replay too (a call the approval rule decided: its
+ * request `isAutomatic`); effect outcomes (`data-chamvi-effect`, and on the call's output chunk as
+ * `providerMetadata.chamvi`, see `effectMetadata`) and pending approvals (`data-chamvi-approval`)
+ * as they settle; `finish` when the run completes (`error` when it failed, `abort` when it was
+ * cancelled, terminated or timed out). A retried step sends `reset-step` and the new attempt's text.
  *
  * Across executions (continue-as-new, a workflow retry, a reset) the steps of each follow the
  * last one shown. Which execution is the newer is Temporal's word, not the store's: each run met
@@ -145,7 +151,13 @@ async function follow(
   // Aborted when the stream ends, however it ends: no Temporal call outlives it.
   const ending = linkedSignal([signal]);
   try {
-    await followRun(options, from, pollMs, ending.signal, emit);
+    const calls = new OpenCalls();
+    const send = withEffectMetadata(emit);
+    const observed = (chunk: UIMessageChunk) => {
+      calls.observe(chunk);
+      send(chunk);
+    };
+    await followRun(options, from, pollMs, ending.signal, observed, calls);
   } finally {
     ending.abort();
   }
@@ -156,7 +168,8 @@ async function followRun(
   from: number | undefined,
   pollMs: number,
   signal: AbortSignal,
-  emit: (chunk: UIMessageChunk) => void,
+  send: (chunk: UIMessageChunk) => void,
+  calls: OpenCalls,
 ): Promise<void> {
   const { client, workflowId, stream } = options;
   const progress = new RunProgressParts(client, workflowId, signal);
@@ -171,9 +184,11 @@ async function followRun(
   // The chain's result is read from its current execution: its first may be one a reset terminated.
   const resultOf = (run: string | undefined) => (): Promise<unknown> => chainResult(client, workflowId, run, signal);
   // Decided approvals are in no batch: known first, so that a replay shows their request and verdict.
+  const approvals = new ApprovalView(ui, !withProgress || status === 'COMPLETED');
+  const emit = (chunk: UIMessageChunk) => send(approvals.mark(chunk));
   if (withProgress) {
     for (const record of await decidedApprovals(resultOf(description.runId), status, progress))
-      ui.approvalRequested(record.toolCallId);
+      approvals.request(record.toolCallId, record.decidedBy === 'policy');
   }
   let cursor = 0;
   if (from !== undefined) {
@@ -217,12 +232,13 @@ async function followRun(
         continue;
       }
       waiting.add(id);
-      for (const request of ui.approvalRequested(id)) emit(request);
+      for (const request of approvals.request(id)) emit(request);
     }
     // Read after learning that the run closed: every batch committed before the close is in.
     const closed = watcher.closed;
     const batches = await stream.read(key, cursor);
     await starts.learn(batches);
+    for (const request of await approvals.before(batches, progress)) emit(request);
     for (const batch of batches) {
       for (const chunk of ui.batch(batch)) {
         emit(chunk);
@@ -237,11 +253,22 @@ async function followRun(
       if (batch.parts.some((p) => p.type === 'step-end')) watcher.soon();
     }
     if (batches.length > 0) continue;
+    // Ends as the AI SDK ends a step that asks for approval: every other call of the step with its
+    // output, so that `sendAutomaticallyWhen` sees the step complete once the page answers.
+    let unsettled = false;
     if (options.endOnApproval === true && closed === undefined && waiting.size > 0) {
       if ([...waiting].every((id) => ui.isRequested(id))) {
-        for (const chunk of ui.endStep()) emit(chunk);
-        emit({ type: 'finish', finishReason: 'tool-calls' });
-        return;
+        if (calls.besides(waiting).length > 0) {
+          const settled = (await progress.progress())?.settled ?? [];
+          if (withProgress) for (const chunk of progress.effects(settled.flatMap((c) => c.report ?? []))) emit(chunk);
+          for (const chunk of calls.outputs(settled, waiting)) emit(chunk);
+        }
+        unsettled = calls.besides(waiting).length > 0;
+        if (!unsettled) {
+          for (const chunk of ui.endStep()) emit(chunk);
+          emit({ type: 'finish', finishReason: 'tool-calls' });
+          return;
+        }
       }
     }
     if (closed !== undefined) {
@@ -253,7 +280,8 @@ async function followRun(
       return;
     }
     // Linked by hand, not AbortSignal.any: Node may collect a composite signal nothing else holds, and its abort never fires.
-    const wake = linkedSignal([signal, watcher.signal]);
+    // A call that ends beside a waiting one changes nothing the watcher reports: look again after pollMs.
+    const wake = linkedSignal([signal, watcher.signal], unsettled ? pollMs : undefined);
     try {
       await stream.waitForAppend(key, cursor, wake.signal);
     } finally {

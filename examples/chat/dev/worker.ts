@@ -1,16 +1,16 @@
-// The chat example's worker process: `node --import tsx examples/chat/worker.ts`, started (and
+// The chat example's worker process: `node --import tsx examples/chat/dev/worker.ts`, started (and
 // restarted when it dies) by the example's launcher. Configured by env:
 //   TEMPORAL_ADDRESS, CHAT_TASK_QUEUE, CHAT_STORE (a store spec: the effect store, the conversation
 //   and the run stream), CHAT_GITHUB_URL, CHAMVI_APPROVAL_SECRET,
 //   CHAT_MARKER_SECRET, CHAT_TOKEN_MS (ms per streamed word), CHAT_WORKFLOW_BUNDLE (a prebuilt
 //   workflow bundle, so a restarted worker polls within a second or two instead of bundling again),
 //   CHAT_CRASH_FLAG (a file that, present right after a comment is posted, makes the worker die).
-import { createAgentWorker } from '../../worker/index.js';
+import { createAgentWorker } from '../../../worker/index.js';
 import { chatAgentRegistration } from './chat-agent.js';
 
 function required(name: string): string {
   const value = process.env[name];
-  if (value === undefined || value === '') throw new Error(`examples/chat/worker: ${name} is not set`);
+  if (value === undefined || value === '') throw new Error(`examples/chat/dev/worker: ${name} is not set`);
   return value;
 }
 
@@ -21,7 +21,7 @@ const worker = await createAgentWorker({
   address: required('TEMPORAL_ADDRESS'),
   taskQueue: required('CHAT_TASK_QUEUE'),
   store: required('CHAT_STORE'),
-  // Model steps stream their text to the same SQLite file (its own table); the page's server reads it.
+  // Model steps stream their text to the same SQLite file (its own table); the app reads it.
   stream: true,
   approvalSecret: required('CHAMVI_APPROVAL_SECRET'),
   health: false,

@@ -3,13 +3,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { externalServer, startDevServer, type DevServer } from '../../cli/dev-server.js';
-import { connectClient } from '../../cli/temporal-connection.js';
-import { LocalGitHubServer } from '../../demo/github/index.js';
-import { chamviWorkflowsPath } from '../../worker/index.js';
-import { createRunStreamStore, runUIMessageStream } from '../../worker/stream/index.js';
-import { CHAT_REPO } from './chat-agent.js';
-import { ChatServer } from './chat-server.js';
+import { externalServer, freePort, startDevServer, type DevServer } from '../../../cli/dev-server.js';
+import { connectClient } from '../../../cli/temporal-connection.js';
+import type { Child } from '../../../demo/child-processes.js';
+import { LocalGitHubServer } from '../../../demo/github/index.js';
+import { chamviWorkflowsPath } from '../../../worker/index.js';
+import { CHAT_AGENT, CHAT_REPO } from './chat-agent.js';
+import { buildChatApp, chatAppStale, startChatApp } from './chat-app.js';
 import { WorkerSupervisor } from './worker-supervisor.js';
 
 /** What {@link startChatExample} takes; every field has an embedded default. */
@@ -28,7 +28,9 @@ export interface ChatExampleOptions {
   readonly port?: number;
   /** Milliseconds per streamed word of the scripted model. Default 120. */
   readonly tokenMs?: number;
-  /** Called while the dev server or the workflow bundle is being prepared. */
+  /** `next build` the app first: `true` always, `false` never, `'stale'` (default) when the build is missing or older than the sources. */
+  readonly build?: boolean | 'stale';
+  /** Called while the dev server, the workflow bundle or the app's build is being prepared. */
   readonly onProgress?: (line: string) => void;
 }
 
@@ -38,8 +40,11 @@ export interface ChatExample {
   readonly temporal: DevServer;
   readonly github: LocalGitHubServer;
   readonly worker: WorkerSupervisor;
+  readonly app: Child;
   readonly client: Client;
   readonly store: string;
+  /** How long `next build` took, in ms (undefined: the build was current). */
+  readonly buildMs: number | undefined;
   /** Comments on the tracker's issue `n`. */
   comments(issue: number): number;
   stop(): Promise<void>;
@@ -50,7 +55,8 @@ const QUIET = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() 
 /**
  * Starts the chat example on the embedded defaults: a Temporal dev server (or `TEMPORAL_ADDRESS`),
  * the SQLite store `<stateDir>/chat.db`, a local GitHub-like tracker with one open issue, a worker
- * process kept alive by a {@link WorkerSupervisor}, and the chat page's server.
+ * process kept alive by a {@link WorkerSupervisor}, and the Next.js app (`next start`, built first
+ * when its build is stale).
  */
 export async function startChatExample(options: ChatExampleOptions = {}): Promise<ChatExample> {
   const stateDir = options.stateDir ?? join('.chamvi', 'chat');
@@ -61,6 +67,12 @@ export async function startChatExample(options: ChatExampleOptions = {}): Promis
     for (const s of stops.splice(0).reverse()) await s().catch(() => undefined);
   };
   try {
+    const build = options.build ?? 'stale';
+    let buildMs: number | undefined;
+    if (build === true || (build === 'stale' && chatAppStale())) {
+      say('App: next build');
+      buildMs = buildChatApp();
+    }
     const address = options.temporalAddress === undefined ? process.env['TEMPORAL_ADDRESS'] : options.temporalAddress;
     say(address ? `Temporal: ${address}` : 'Temporal: starting a dev server');
     const temporal = address ? await externalServer(address) : await startDevServer(stateDir, () => undefined);
@@ -94,29 +106,26 @@ export async function startChatExample(options: ChatExampleOptions = {}): Promis
     await worker.start();
     const client = await connectClient(temporal.address, process.env['TEMPORAL_NAMESPACE'] ?? 'default');
     stops.push(() => client.connection.close());
-    // The workers stream their model steps into the store's file (a table of its own); the page's
-    // server follows it there (SQLite: readers poll every 50 ms).
-    const stream = createRunStreamStore(store);
-    stops.push(() => stream.close());
+    const port = options.port || (await freePort());
+    // The workers stream their model steps into the store's file (a table of its own); the app
+    // follows it there (SQLite: readers poll every 50 ms) and reads the conversations from it.
+    const app = await startChatApp(
+      {
+        TEMPORAL_ADDRESS: temporal.address,
+        CHAMVI_STORE: store,
+        CHAMVI_APPROVAL_SECRET: approvalSecret,
+        CHAT_TASK_QUEUE: taskQueue,
+        CHAT_AGENT,
+        CHAT_GITHUB_URL: github.url,
+        CHAT_REPO: `${CHAT_REPO.owner}/${CHAT_REPO.repo}`,
+      },
+      port,
+      join(stateDir, 'app.log'),
+    );
+    stops.push(() => app.stop(5_000));
     const comments = (issue: number) =>
       github.tracker.listComments(CHAT_REPO.owner, CHAT_REPO.repo, issue)?.length ?? 0;
-    const server = await new ChatServer({
-      client,
-      taskQueue,
-      approvalSecret,
-      // Effects and approvals come from GET /api/runs/<id> (the page polls it for the run's status
-      // anyway), so the stream leaves out its data-chamvi-* parts, which would ask the same two
-      // queries again for every open page.
-      openStream: (workflowId) => runUIMessageStream({ client, workflowId, stream, pollMs: 500, progressParts: false }),
-      issues: () =>
-        github.tracker
-          .listIssues(CHAT_REPO.owner, CHAT_REPO.repo)
-          .map((issue) => ({ number: issue.number, title: issue.title, comments: comments(issue.number) })),
-      worker,
-      ...(options.port !== undefined ? { port: options.port } : {}),
-    }).start();
-    stops.push(() => server.stop());
-    return { url: server.url, temporal, github, worker, client, store, comments, stop };
+    return { url: `http://127.0.0.1:${port}`, temporal, github, worker, app, client, store, buildMs, comments, stop };
   } catch (error) {
     await stop();
     throw error;

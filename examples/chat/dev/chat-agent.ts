@@ -1,8 +1,8 @@
 import { existsSync, rmSync } from 'node:fs';
 import { Octokit } from '@octokit/rest';
-import { createDemoCommentTool } from '../../demo/tools.js';
-import { defineAgent } from '../../src/index.js';
-import type { AgentRegistration } from '../../worker/index.js';
+import { createDemoCommentTool } from '../../../demo/tools.js';
+import { defineAgent } from '../../../src/index.js';
+import type { AgentRegistration } from '../../../worker/index.js';
 import { chatModel } from './chat-model.js';
 
 /** The chat example's agent name. */

@@ -1,7 +1,7 @@
 import { createWriteStream, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startChild, waitForLine, type Child } from '../../demo/child-processes.js';
+import { startChild, waitForLine, type Child } from '../../../demo/child-processes.js';
 
 /** Where the chat worker processes connect, what they record to, and where they log. */
 export interface ChatWorkerConfig {
@@ -21,9 +21,9 @@ export interface ChatWorkerConfig {
 }
 
 /**
- * Keeps one chat worker process running (examples/chat/worker.ts, the same Node and loader flags
- * as this process): starts it, and when it dies (SIGKILL from the page's button or a test) starts
- * the next one, which picks the runs up where Temporal's retries put them.
+ * Keeps one chat worker process running (examples/chat/dev/worker.ts, the same Node and loader
+ * flags as this process): starts it, and when it dies (`kill -9 $(cat <logDir>/worker.pid)`, or a
+ * test's SIGKILL) starts the next one, which picks the runs up where Temporal's retries put them.
  */
 export class WorkerSupervisor {
   private current: Child | undefined;
@@ -115,6 +115,8 @@ export class WorkerSupervisor {
     });
     await waitForLine(child, 'ready', 120_000);
     ready = true;
+    // For `kill -9 $(cat <logDir>/worker.pid)`: the worker polling now.
+    writeFileSync(join(config.logDir, 'worker.pid'), `${child.process.pid ?? ''}\n`);
     for (const resolve of this.readyWaiters.splice(0)) resolve();
   }
 }

@@ -1,0 +1,12 @@
+import type { ReactNode } from 'react';
+import './chat.css';
+
+export const metadata = { title: 'Chat over durable agent runs' };
+
+export default function RootLayout({ children }: { children: ReactNode }) {
+  return (
+    <html lang="en">
+      <body>{children}</body>
+    </html>
+  );
+}
