@@ -9,6 +9,10 @@ import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, Worker, type WorkerOptions, type WorkflowBundle } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { setUpTracing } from '../../examples/tracing/tracing.js';
 import { LocalGitHubServer } from '../../demo/github/index.js';
 import { scriptedModel } from '../../demo/scripted-model.js';
@@ -19,30 +23,36 @@ import { chamviPlugin, createAgentWorker, startAgentRun, type AgentRegistration 
 import { chamviWorkflowsPath } from '../../worker/workflows-path.js';
 import { quietLogger } from '../fixtures/bundle.js';
 import { commentsOn, createResponder, openIssue } from '../fixtures/responder.js';
-import { spanRecord, type SpanRecord } from './fixtures/span-records.js';
+import { readSpanFile, spanRecord, type SpanRecord } from './fixtures/span-records.js';
+import { spawnWorker, stopSpawnedWorkers, type SpawnedWorker } from './fixtures/spawn-worker.js';
 import { countByName, named, only, parentOf, printTree } from './fixtures/span-tree.js';
 
 const SECRET = 'tracing-test-secret-0123456789abcdef';
+const TRACING_WORKER = fileURLToPath(new URL('./fixtures/tracing-worker.ts', import.meta.url));
 
 let env: TestWorkflowEnvironment;
 let github: LocalGitHubServer;
 let client: Client;
 let bundle: WorkflowBundle;
+let dir: string;
 const exporter = new InMemorySpanExporter();
 const { plugin, provider } = setUpTracing('tracing-test', new SimpleSpanProcessor(exporter));
 
 beforeAll(async () => {
   env = await createDevServerEnvironment();
   github = await new LocalGitHubServer().start();
+  dir = mkdtempSync(join(tmpdir(), 'chamvi-tracing-'));
   client = new Client({ connection: env.connection, plugins: [plugin] });
   // A prebuilt bundle, as a production worker has it: the tracing plugin adds its workflow interceptors at bundling.
   bundle = await bundleWorkflowCode({ workflowsPath: chamviWorkflowsPath(), plugins: [plugin], logger: quietLogger });
 }, 120_000);
 
 afterAll(async () => {
+  await stopSpawnedWorkers();
   await provider.shutdown();
   await github?.stop();
   await env?.teardown();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 beforeEach(() => exporter.reset());
@@ -295,4 +305,62 @@ describe('tracing a run with the OpenTelemetry SDK and the Temporal interceptors
     expect(named(spans, 'chamvi.effect comment')).toEqual([]);
     expect(countByName(spans)['invoke_agent responder']).toBe(1);
   });
+
+  it('after a SIGKILL in the crash window, the retry on the survivor is the only effect span, and every other span is there once', async () => {
+    const issue = openIssue(github);
+    const taskQueue = `tracing-${randomUUID()}`;
+    const files = { doomed: join(dir, `doomed-${randomUUID()}.jsonl`), survivor: join(dir, `survivor-${randomUUID()}.jsonl`) };
+    const common = {
+      TEMPORAL_ADDRESS: env.address,
+      TASK_QUEUE: taskQueue,
+      GITHUB_URL: github.url,
+      ISSUE: String(issue),
+      STORE: `sqlite:${join(dir, `effects-${randomUUID()}.db`)}`,
+    };
+    const doomed = await spawnWorker(TRACING_WORKER, { ...common, SPANS: files.doomed, SERVICE: 'doomed', CRASH: 'after-comment' });
+    const handle = await startAgentRun(client, { agent: 'responder', prompt: `Answer issue ${issue}`, taskQueue });
+    expect(await doomed.exited).toBe('SIGKILL');
+    const survivor: SpawnedWorker = await spawnWorker(TRACING_WORKER, { ...common, SPANS: files.survivor, SERVICE: 'survivor' });
+    const result = await handle.result();
+    await survivor.stop();
+    expect(commentsOn(github, issue)).toBe(1);
+    expect(result.effects).toEqual([expect.objectContaining({ outcome: 'reconciled', attempts: 2 })]);
+
+    const spans = [...finished(), ...readSpanFile(files.doomed), ...readSpanFile(files.survivor)];
+    process.stdout.write(`--- the spans of run ${handle.workflowId}, SIGKILL in the crash window ---\n${printTree(spans)}\n`);
+    expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
+    // The killed attempt's spans never ended: they died with its process.
+    expect(countByName(spans)).toEqual(twoStepCounts(1));
+    expectOneAgentRun(spans);
+    const served = (name: string) => named(spans, name).map((s) => s.service);
+    expect(served('chat scripted')).toEqual(['doomed', 'survivor']);
+    expect(served('invoke_agent responder')).toEqual(['survivor']);
+    expect(served('StartActivity:chamvi.modelStep')).toEqual(['doomed', 'survivor']);
+
+    const effect = only(spans, 'chamvi.effect comment');
+    expect(effect.service).toBe('survivor');
+    expect(effect.attributes).toMatchObject({
+      'chamvi.effect.attempt': 2,
+      'chamvi.effect.outcome': 'reconciled',
+      'chamvi.effect.fence': 2,
+    });
+    expect(effect.events).toEqual([
+      { name: 'claim', attributes: { result: 'takeover', fence: 2 } },
+      { name: 'alreadyApplied', attributes: { result: 'found' } },
+      { name: 'record', attributes: { result: 'done' } },
+    ]);
+    // The attempt's log line carries the ids of its effect span.
+    const lines = survivor
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { message: string; meta: Record<string, unknown> })
+      .filter((line) => line.meta['outcome'] === 'reconciled');
+    expect(lines).toEqual([
+      expect.objectContaining({
+        message: expect.stringMatching(/^effect comment reconciled on attempt 2/),
+        meta: expect.objectContaining({ trace_id: effect.traceId, span_id: effect.spanId }),
+      }),
+    ]);
+  }, 90_000);
 });
