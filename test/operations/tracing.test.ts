@@ -4,6 +4,7 @@
 // spans with their attributes and events, approvals, and exact counts when an activity is retried
 // and when every workflow task replays the history.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -144,13 +145,19 @@ function expectOneAgentRun(spans: SpanRecord[]): void {
 describe('tracing a run with the OpenTelemetry SDK and the Temporal interceptors (dev server)', () => {
   it('one run is one trace: one agent-run span with a step span per model step, and the effect call as a span of its attempt', async () => {
     const issue = openIssue(github);
-    const { handle, result } = await run(issue, { agent: createResponder({ githubUrl: github.url, model: twoSteps(issue) }) });
+    const agent = createResponder({
+      githubUrl: github.url,
+      model: twoSteps(issue),
+      // What an HTTP instrumentation does around the tool's request.
+      beforeComment: async () => trace.getTracer('http').startActiveSpan('POST /comments', (span) => span.end()),
+    });
+    const { handle, result } = await run(issue, { agent });
     expect(commentsOn(github, issue)).toBe(1);
     const spans = finished();
     process.stdout.write(`--- the spans of run ${handle.workflowId} ---\n${printTree(spans)}\n`);
 
     expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
-    expect(countByName(spans)).toEqual(twoStepCounts(1));
+    expect(countByName(spans)).toEqual({ ...twoStepCounts(1), 'POST /comments': 1 });
     expectOneAgentRun(spans);
 
     // Temporal's tree: client start, workflow, activity start, activity attempt, effect span.
@@ -175,6 +182,8 @@ describe('tracing a run with the OpenTelemetry SDK and the Temporal interceptors
       'gen_ai.agent.name': 'responder',
     });
     expect(effect.status.code).toBe(1);
+    // The tool's own spans (its HTTP request) belong to the attempt's effect span.
+    expect(parentOf(spans, only(spans, 'POST /comments'))).toBe(effect);
     expect(effect.events).toEqual([
       { name: 'claim', attributes: { result: 'acquired', fence: 1 } },
       { name: 'alreadyApplied', attributes: { result: 'nothing' } },
@@ -225,17 +234,27 @@ describe('tracing a run with the OpenTelemetry SDK and the Temporal interceptors
 
   it('a worker without a workflow cache replays the history at every task and reports nothing twice; a replay of the history reports nothing', async () => {
     const issue = openIssue(github);
-    const agent = createResponder({ githubUrl: github.url, model: twoSteps(issue) });
-    const { handle } = await run(issue, { agent }, { maxCachedWorkflows: 0 });
+    const agent: AgentRegistration = {
+      agent: createResponder({ githubUrl: github.url, model: twoSteps(issue) }),
+      // Decided in the first step (by the timeout): every later task replays the decision.
+      toolApproval: { comment: 'user-approval' },
+      approvalTimeout: '1 second',
+      onApprovalTimeout: 'approve',
+    };
+    const { handle } = await run(issue, agent, { maxCachedWorkflows: 0 });
+    expect(commentsOn(github, issue)).toBe(1);
     const spans = finished();
     expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
-    expect(countByName(spans)).toEqual(twoStepCounts(1));
+    expect(countByName(spans)).toEqual({ ...twoStepCounts(1), 'chamvi.approval comment': 1 });
     expectOneAgentRun(spans);
 
     exporter.reset();
     const history = await handle.fetchHistory();
     await Worker.runReplayHistory(
-      { workflowBundle: bundle, plugins: [plugin, chamviPlugin({ agents: [agent], store: new MemoryEffectStore(), workflowsPath: false })] },
+      {
+        workflowBundle: bundle,
+        plugins: [plugin, chamviPlugin({ agents: [agent], store: new MemoryEffectStore(), workflowsPath: false })],
+      },
       history,
       handle.workflowId,
     );
