@@ -57,7 +57,11 @@ export function createModelStepActivity(registry: AgentRegistry, log: Conversati
       const registration = registry.get(input.agent);
       const { agent } = registration;
       const ctx = activityToolContext(input);
-      await annotateActivitySpan({ 'gen_ai.agent.name': agent.name, 'chamvi.run.id': input.runId, 'chamvi.step': input.step });
+      await annotateActivitySpan({
+        'gen_ai.agent.name': agent.name,
+        'chamvi.run.id': input.runId,
+        'chamvi.step': input.step,
+      });
       const traced = stepTelemetry(agent.name, agent.telemetry, {
         callId: runTraceCallId(Context.current().info.workflowExecution?.workflowId ?? 'standalone', input.runId),
         step: input.step,

@@ -212,7 +212,10 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
       }
       const answers = [
         ...dispatched,
-        ...(result.refusedCalls ?? []).map((c) => ({ ...c, output: { type: 'error-text', value: c.message } as const })),
+        ...(result.refusedCalls ?? []).map((c) => ({
+          ...c,
+          output: { type: 'error-text', value: c.message } as const,
+        })),
       ];
       if (answers.length > 0) conversation.addToolResults(answers);
       steps.push({

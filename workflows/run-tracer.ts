@@ -1,5 +1,12 @@
 import { isCancellation, proxySinks } from '@temporalio/workflow';
-import type { ApprovalRecord, ModelStepResult, RunRef, RunTrace, RunTraceSinks, RunTraceStep } from '../common/index.js';
+import type {
+  ApprovalRecord,
+  ModelStepResult,
+  RunRef,
+  RunTrace,
+  RunTraceSinks,
+  RunTraceStep,
+} from '../common/index.js';
 import type { StepSummary } from './agent-loop.js';
 
 const { chamviTrace } = proxySinks<RunTraceSinks>();
@@ -55,7 +62,13 @@ export class RunTracer {
   approvalDecided(approval: ApprovalRecord, step: number): void {
     const { trace } = this;
     if (trace === undefined) return;
-    chamviTrace.approvalDecided({ agent: this.run.agent, runId: this.run.runId, contexts: trace.contexts, step, approval });
+    chamviTrace.approvalDecided({
+      agent: this.run.agent,
+      runId: this.run.runId,
+      contexts: trace.contexts,
+      step,
+      approval,
+    });
   }
 
   /** What continue-as-new carries (absent when the run is not traced). */

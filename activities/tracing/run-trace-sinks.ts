@@ -1,12 +1,7 @@
 import type { InjectedSinks } from '@temporalio/worker';
 import type { DurableTelemetryContext, Telemetry, TelemetryOptions } from 'ai';
 import type { AgentEntry } from '../agent-registry.js';
-import type {
-  ApprovalTraceReport,
-  RunTraceReport,
-  RunTraceReportStep,
-  RunTraceSinks,
-} from '../../common/run-trace.js';
+import type { ApprovalTraceReport, RunTraceReport, RunTraceReportStep, RunTraceSinks } from '../../common/run-trace.js';
 import { runTraceCallId } from '../../common/run-trace.js';
 import { TRACER_NAME } from './effect-span.js';
 import { loadOpenTelemetry } from './open-telemetry-api.js';
@@ -32,7 +27,8 @@ export function runTraceSinks(agents: readonly AgentEntry[]): InjectedSinks<RunT
   return {
     chamviTrace: {
       runEnded: {
-        fn: (info, report) => reportRun(runTraceCallId(info.workflowId, report.runId), report, telemetry.get(report.agent)),
+        fn: (info, report) =>
+          reportRun(runTraceCallId(info.workflowId, report.runId), report, telemetry.get(report.agent)),
         callDuringReplay: false,
       },
       approvalDecided: { fn: (_info, report) => reportApproval(report), callDuringReplay: false },
@@ -47,7 +43,11 @@ export function runTraceSinks(agents: readonly AgentEntry[]): InjectedSinks<RunT
  * spans with the ids the model calls were reported under. Token usage is not known here (the
  * model-call spans have it), so the run and step spans carry none.
  */
-async function reportRun(callId: string, report: RunTraceReport, telemetry: TelemetryOptions | undefined): Promise<void> {
+async function reportRun(
+  callId: string,
+  report: RunTraceReport,
+  telemetry: TelemetryOptions | undefined,
+): Promise<void> {
   const integrations = integrationsFor(telemetry);
   const settings = {
     functionId: telemetry?.functionId ?? report.agent,
@@ -70,7 +70,13 @@ async function reportRun(callId: string, report: RunTraceReport, telemetry: Tele
     const done: Event[] = [];
     for (const step of report.steps) {
       const durableContext = { run, stepNumber: step.step, phase: 'replay' };
-      await send('onStepStart', { stepNumber: step.step, steps: [...done], messages: [], durableContext, timestamp: step.startedAt });
+      await send('onStepStart', {
+        stepNumber: step.step,
+        steps: [...done],
+        messages: [],
+        durableContext,
+        timestamp: step.startedAt,
+      });
       if (step.finishReason === undefined) {
         await send('onStepError', { stepNumber: step.step, error: failure(report), timestamp: step.endedAt });
         continue;
@@ -139,7 +145,9 @@ function modelOf(run: DurableTelemetryContext): { provider: string; modelId: str
 
 /** The run's failure as an error (its name is the failure's type), or an abort. */
 function failure(report: RunTraceReport): Error {
-  const error = new Error(report.error?.message ?? `The run ${report.outcome === 'cancelled' ? 'was cancelled' : 'failed'}.`);
+  const error = new Error(
+    report.error?.message ?? `The run ${report.outcome === 'cancelled' ? 'was cancelled' : 'failed'}.`,
+  );
   error.name = report.error?.type ?? (report.outcome === 'cancelled' ? 'AbortError' : 'Error');
   return error;
 }

@@ -21,7 +21,12 @@ const CALLBACKS: ReadonlyArray<readonly [keyof Telemetry, keyof Telemetry | unde
 ];
 
 /** What a durable run's model call reports live: the model call itself, and how it failed. */
-const LIVE: ReadonlySet<keyof Telemetry> = new Set(['onLanguageModelCallStart', 'onLanguageModelCallEnd', 'onAbort', 'onError']);
+const LIVE: ReadonlySet<keyof Telemetry> = new Set([
+  'onLanguageModelCallStart',
+  'onLanguageModelCallEnd',
+  'onAbort',
+  'onError',
+]);
 
 /**
  * The integrations the agent's model calls report to, as the AI SDK picks them: the agent's own
@@ -30,8 +35,8 @@ const LIVE: ReadonlySet<keyof Telemetry> = new Set(['onLanguageModelCallStart', 
 export function integrationsFor(telemetry: TelemetryOptions | undefined): Telemetry[] {
   if (telemetry?.isEnabled === false) return [];
   const own = telemetry?.integrations;
-  if (own !== undefined && own !== null) return (Array.isArray(own) ? own : [own]) as Telemetry[];
-  return [...((globalThis.AI_SDK_TELEMETRY_INTEGRATIONS ?? []) as Telemetry[])];
+  if (own !== undefined && own !== null) return Array.isArray(own) ? own : [own];
+  return [...(globalThis.AI_SDK_TELEMETRY_INTEGRATIONS ?? [])];
 }
 
 /** One model step's telemetry: the settings its call gets, and the run identities it captured. */
@@ -113,7 +118,7 @@ export function stepTelemetry(
   step['executeLanguageModelCall'] = wrap('executeLanguageModelCall');
   step['executeTool'] = wrap('executeTool');
   return {
-    telemetry: { functionId: agentName, ...telemetry, integrations: [step as Telemetry] },
-    captured: () => [...contexts].map(([integration, context]) => ({ integration, context })),
+    telemetry: { functionId: agentName, ...telemetry, integrations: [step] },
+    captured: () => [...contexts].map(([integration, context]) => ({ integration, context: { ...context } })),
   };
 }

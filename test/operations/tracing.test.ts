@@ -120,7 +120,10 @@ function twoStepCounts(effectAttempts: number): Record<string, number> {
 function expectOneAgentRun(spans: SpanRecord[]): void {
   const agentRun = only(spans, 'invoke_agent responder');
   expect(agentRun.parentSpanId).toBeUndefined();
-  expect(agentRun.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'responder' });
+  expect(agentRun.attributes).toMatchObject({
+    'gen_ai.operation.name': 'invoke_agent',
+    'gen_ai.agent.name': 'responder',
+  });
   const chats = named(spans, 'chat scripted');
   for (const [i, name] of ['step 1', 'step 2'].entries()) {
     const step = only(spans, name);
@@ -310,7 +313,11 @@ describe('tracing a run with the OpenTelemetry SDK and the Temporal interceptors
   it('an approval nobody gives in time is a span that timed out, and the denied call has no effect span', async () => {
     const issue = openIssue(github);
     const agent = createResponder({ githubUrl: github.url, model: twoSteps(issue) });
-    const { result } = await run(issue, { agent, toolApproval: { comment: 'user-approval' }, approvalTimeout: '1 second' });
+    const { result } = await run(issue, {
+      agent,
+      toolApproval: { comment: 'user-approval' },
+      approvalTimeout: '1 second',
+    });
     expect(result.effects).toEqual([expect.objectContaining({ outcome: 'denied' })]);
     const spans = finished();
     const approval = only(spans, 'chamvi.approval comment');
@@ -328,7 +335,10 @@ describe('tracing a run with the OpenTelemetry SDK and the Temporal interceptors
   it('after a SIGKILL in the crash window, the retry on the survivor is the only effect span, and every other span is there once', async () => {
     const issue = openIssue(github);
     const taskQueue = `tracing-${randomUUID()}`;
-    const files = { doomed: join(dir, `doomed-${randomUUID()}.jsonl`), survivor: join(dir, `survivor-${randomUUID()}.jsonl`) };
+    const files = {
+      doomed: join(dir, `doomed-${randomUUID()}.jsonl`),
+      survivor: join(dir, `survivor-${randomUUID()}.jsonl`),
+    };
     const common = {
       TEMPORAL_ADDRESS: env.address,
       TASK_QUEUE: taskQueue,
@@ -336,17 +346,28 @@ describe('tracing a run with the OpenTelemetry SDK and the Temporal interceptors
       ISSUE: String(issue),
       STORE: `sqlite:${join(dir, `effects-${randomUUID()}.db`)}`,
     };
-    const doomed = await spawnWorker(TRACING_WORKER, { ...common, SPANS: files.doomed, SERVICE: 'doomed', CRASH: 'after-comment' });
+    const doomed = await spawnWorker(TRACING_WORKER, {
+      ...common,
+      SPANS: files.doomed,
+      SERVICE: 'doomed',
+      CRASH: 'after-comment',
+    });
     const handle = await startAgentRun(client, { agent: 'responder', prompt: `Answer issue ${issue}`, taskQueue });
     expect(await doomed.exited).toBe('SIGKILL');
-    const survivor: SpawnedWorker = await spawnWorker(TRACING_WORKER, { ...common, SPANS: files.survivor, SERVICE: 'survivor' });
+    const survivor: SpawnedWorker = await spawnWorker(TRACING_WORKER, {
+      ...common,
+      SPANS: files.survivor,
+      SERVICE: 'survivor',
+    });
     const result = await handle.result();
     await survivor.stop();
     expect(commentsOn(github, issue)).toBe(1);
     expect(result.effects).toEqual([expect.objectContaining({ outcome: 'reconciled', attempts: 2 })]);
 
     const spans = [...finished(), ...readSpanFile(files.doomed), ...readSpanFile(files.survivor)];
-    process.stdout.write(`--- the spans of run ${handle.workflowId}, SIGKILL in the crash window ---\n${printTree(spans)}\n`);
+    process.stdout.write(
+      `--- the spans of run ${handle.workflowId}, SIGKILL in the crash window ---\n${printTree(spans)}\n`,
+    );
     expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
     // The killed attempt's spans never ended: they died with its process.
     expect(countByName(spans)).toEqual(twoStepCounts(1));

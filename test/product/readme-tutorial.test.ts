@@ -24,10 +24,10 @@ function section(title: string): string {
   return readme.slice(start, end < 0 ? undefined : end);
 }
 
-/** The fenced blocks marked `<!-- file: <path> -->`, by path. */
+/** The fenced blocks marked `<!-- file: examples/consumer/<path> -->`, by path. */
 function markedBlocks(): Map<string, string[]> {
   const blocks = new Map<string, string[]>();
-  for (const m of readme.matchAll(/<!-- file: (\S+) -->\n+```[a-z]*\n([\s\S]*?)\n```\n/g)) {
+  for (const m of readme.matchAll(/<!-- file: (examples\/consumer\/\S+) -->\n+```[a-z]*\n([\s\S]*?)\n```\n/g)) {
     const path = m[1] ?? '';
     blocks.set(path, [...(blocks.get(path) ?? []), m[2] ?? '']);
   }
