@@ -19,8 +19,7 @@ import { toolsContextFor } from '../src/agent/tools-context.js';
 import { resolveStepSettings } from './step-settings.js';
 import { assertUniqueToolCallIds } from './unique-tool-call-ids.js';
 import { stepLimitField, stoppedStep } from './stopped-step.js';
-import { runTraceCallId } from '../common/run-trace.js';
-import { stepTelemetry } from './tracing/step-telemetry.js';
+import { runTraceCallId, stepTelemetry } from './tracing/step-telemetry.js';
 import { annotateActivitySpan } from './tracing/open-telemetry-api.js';
 
 /**

@@ -1,7 +1,6 @@
 // How a run's trace crosses from the model steps (where the AI SDK's telemetry integrations are)
 // to the workflow (which alone knows the whole run) and back to the worker (a sink, called once,
 // never on replay). Plain JSON: workflow code and the activities import it.
-import type { Sinks } from '@temporalio/workflow';
 import type { ApprovalRecord } from './approval-types.js';
 
 /**
@@ -11,12 +10,15 @@ import type { ApprovalRecord } from './approval-types.js';
  * captured (trace id, the run span's id, sampling), which the workflow keeps as it is.
  */
 export interface RunTraceContext {
+  /** Position of the integration among those the agent's model calls report to. */
   readonly integration: number;
+  /** The integration's `DurableTelemetryContext` (JSON). */
   readonly context: Readonly<Record<string, unknown>>;
 }
 
 /** When one model step of a run began and ended (its tool calls included), in ms since the epoch (workflow time). */
 export interface RunTraceStep {
+  /** 0-based, as `ModelStepInput.step`. */
   readonly step: number;
   readonly startedAt: number;
   readonly endedAt?: number;
@@ -24,9 +26,11 @@ export interface RunTraceStep {
 
 /** What a traced run keeps about itself between steps, and across continue-as-new. */
 export interface RunTrace {
+  /** The run's identity per durable integration, as its first model step captured it. */
   readonly contexts: readonly RunTraceContext[];
   /** When the run began (its first execution's first step), in ms since the epoch. */
   readonly startedAt: number;
+  /** The steps done so far, in order. */
   readonly steps: readonly RunTraceStep[];
 }
 
@@ -65,17 +69,10 @@ export interface ApprovalTraceReport {
  * The worker's sink for run traces (`proxySinks<RunTraceSinks>()`); the chamvi plugin registers it,
  * not to be called during replay, so a replayed run reports nothing again.
  */
-export interface RunTraceSinks extends Sinks {
+// A type, not an interface: `proxySinks` wants a record of sinks, which an interface is not.
+export type RunTraceSinks = {
   chamviTrace: {
     runEnded(report: RunTraceReport): void;
     approvalDecided(report: ApprovalTraceReport): void;
   };
-}
-
-/**
- * The AI SDK telemetry call id of a whole run: the same in every model step and in the run's
- * report, so the step spans the report makes are the parents the model calls were reported under.
- */
-export function runTraceCallId(workflowId: string, runId: string): string {
-  return `chamvi:${workflowId}:${runId}`;
-}
+};

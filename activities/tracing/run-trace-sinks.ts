@@ -2,10 +2,9 @@ import type { InjectedSinks } from '@temporalio/worker';
 import type { DurableTelemetryContext, Telemetry, TelemetryOptions } from 'ai';
 import type { AgentEntry } from '../agent-registry.js';
 import type { ApprovalTraceReport, RunTraceReport, RunTraceReportStep, RunTraceSinks } from '../../common/run-trace.js';
-import { runTraceCallId } from '../../common/run-trace.js';
 import { TRACER_NAME } from './effect-span.js';
 import { loadOpenTelemetry } from './open-telemetry-api.js';
-import { integrationsFor } from './step-telemetry.js';
+import { integrationsFor, runTraceCallId } from './step-telemetry.js';
 
 type Event = Record<string, unknown>;
 

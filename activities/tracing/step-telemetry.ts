@@ -39,6 +39,14 @@ export function integrationsFor(telemetry: TelemetryOptions | undefined): Teleme
   return [...(globalThis.AI_SDK_TELEMETRY_INTEGRATIONS ?? [])];
 }
 
+/**
+ * The AI SDK telemetry call id of a whole run: the same in every model step and in the run's
+ * report, so the step spans the report makes are the parents the model calls were reported under.
+ */
+export function runTraceCallId(workflowId: string, runId: string): string {
+  return `chamvi:${workflowId}:${runId}`;
+}
+
 /** One model step's telemetry: the settings its call gets, and the run identities it captured. */
 export interface StepTelemetry {
   /** The call's `telemetry` (the agent's, reporting through the step's integration). */
