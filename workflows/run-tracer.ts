@@ -103,13 +103,16 @@ export class RunTracer {
   }
 }
 
-/** A failure's type and message, as a span reports them (the innermost cause: the activity's own failure). */
+/** A failure's type and message, as a span reports them: the first failure in the chain with a type (the activity's own). */
 function failureOf(error: unknown): { type: string; message: string } {
   let inner = error;
-  while (inner instanceof Error && inner.cause instanceof Error) inner = inner.cause;
-  const type = (inner as { type?: unknown }).type;
-  return {
-    type: typeof type === 'string' && type !== '' ? type : inner instanceof Error ? inner.name : 'Error',
-    message: inner instanceof Error ? inner.message : String(inner),
-  };
+  for (;;) {
+    const type = (inner as { type?: unknown }).type;
+    if (typeof type === 'string' && type !== '' && inner instanceof Error) return { type, message: inner.message };
+    if (!(inner instanceof Error) || !(inner.cause instanceof Error)) break;
+    inner = inner.cause;
+  }
+  return inner instanceof Error
+    ? { type: inner.name, message: inner.message }
+    : { type: 'Error', message: String(inner) };
 }

@@ -9,6 +9,7 @@ import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-tr
 import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, Worker, type WorkerOptions, type WorkflowBundle } from '@temporalio/worker';
+import { APICallError } from '@ai-sdk/provider';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -330,6 +331,40 @@ describe('tracing a run with the OpenTelemetry SDK and the Temporal interceptors
     expect(approval.endMs - approval.startMs).toBeGreaterThanOrEqual(1000);
     expect(named(spans, 'chamvi.effect comment')).toEqual([]);
     expect(countByName(spans)['invoke_agent responder']).toBe(1);
+  });
+
+  it('a run that fails ends its agent-run span and the step it failed in with the failure, the failed model call too', async () => {
+    const issue = openIssue(github);
+    const model = scriptedModel([
+      { toolCalls: [{ toolName: 'comment', input: { issue, body: 'Thanks for the report!' } }] },
+      () => {
+        throw new APICallError({
+          message: 'Incorrect API key',
+          url: 'http://model',
+          requestBodyValues: {},
+          statusCode: 401,
+        });
+      },
+    ]);
+    const failed = await run(issue, { agent: createResponder({ githubUrl: github.url, model }) }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failed).toBeDefined();
+    const spans = finished();
+    expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
+    const agentRun = only(spans, 'invoke_agent responder');
+    const [first, second] = named(spans, 'chat scripted');
+    expect([only(spans, 'step 1').status.code, only(spans, 'step 2').status.code]).toEqual([0, 2]);
+    expect([first?.status.code, second?.status.code]).toEqual([0, 2]);
+    expect(parentOf(spans, second as SpanRecord)).toBe(only(spans, 'step 2'));
+    expect(agentRun.status.code).toBe(2);
+    expect(agentRun.events).toEqual([
+      expect.objectContaining({
+        name: 'exception',
+        attributes: expect.objectContaining({ 'exception.type': 'ModelCallRejectedError' }),
+      }),
+    ]);
   });
 
   it('after a SIGKILL in the crash window, the retry on the survivor is the only effect span, and every other span is there once', async () => {
