@@ -1,7 +1,7 @@
 import {
   ApplicationFailure,
-  ContinueAsNew,
   proxyActivities,
+  TemporalFailure,
   setCurrentDetails,
   setHandler,
   workflowInfo,
@@ -235,8 +235,9 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
       if (!answered || steps.length >= maxSteps) break;
     }
   } catch (error) {
-    // Continuing as new is no end: the next execution carries the trace on.
-    if (!(error instanceof ContinueAsNew)) tracer.ended(steps, { error });
+    // Only a failure ends the run: continuing as new goes on in the next execution, which carries
+    // the trace on, and any other error fails the workflow task, which Temporal runs again.
+    if (error instanceof TemporalFailure) tracer.ended(steps, { error });
     throw error;
   }
   tracer.ended(steps, { text: text ?? '' });

@@ -333,6 +333,31 @@ describe('tracing a run with the OpenTelemetry SDK and the Temporal interceptors
     expect(countByName(spans)['invoke_agent responder']).toBe(1);
   });
 
+  it('a run that continues as new stays one trace and one agent run: the last execution reports every step', async () => {
+    const issue = openIssue(github);
+    const taskQueue = `tracing-${randomUUID()}`;
+    const agent = createResponder({ githubUrl: github.url, model: twoSteps(issue) });
+    await withWorker(taskQueue, { agent }, async () => {
+      const handle = await startAgentRun(client, {
+        agent: 'responder',
+        prompt: `Answer issue ${issue}`,
+        taskQueue,
+        continueAsNewAfterSteps: 1,
+      });
+      return handle.result();
+    });
+    const spans = finished();
+    expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
+    expect(countByName(spans)).toEqual({
+      ...twoStepCounts(1),
+      'RunWorkflow:agentWorkflow': 2,
+      'ContinueAsNew:agentWorkflow': 1,
+    });
+    expectOneAgentRun(spans);
+    const executions = named(spans, 'RunWorkflow:agentWorkflow');
+    expect(only(spans, 'invoke_agent responder').startMs).toBeLessThanOrEqual(executions[0]?.endMs ?? 0);
+  });
+
   it('a run that fails ends its agent-run span and the step it failed in with the failure, the failed model call too', async () => {
     const issue = openIssue(github);
     const model = scriptedModel([
