@@ -3,25 +3,22 @@ import type * as OpenTelemetryApi from '@opentelemetry/api';
 /** `@opentelemetry/api`, as this process has it. */
 export type OtelApi = typeof OpenTelemetryApi;
 
-let api: OtelApi | undefined;
 let loading: Promise<OtelApi | undefined> | undefined;
 
 /**
  * Loads `@opentelemetry/api` (an optional peer) once per process. Without the package there is no
  * tracing, so nothing to report: it resolves to `undefined` and the spans of this library are not
- * made. With it but without an SDK registered, the API itself is a no-op.
+ * made (a package that is there but cannot be loaded says so once, on the console). With it but
+ * without an SDK registered, the API itself is a no-op.
  */
 export function loadOpenTelemetry(): Promise<OtelApi | undefined> {
-  loading ??= import('@opentelemetry/api').then(
-    (loaded) => (api = loaded),
-    () => undefined,
-  );
+  loading ??= import('@opentelemetry/api').catch((error: unknown) => {
+    if ((error as { code?: unknown }).code !== 'ERR_MODULE_NOT_FOUND') {
+      console.warn(`[chamvi] @opentelemetry/api could not be loaded, so this library makes no spans: ${String(error)}`);
+    }
+    return undefined;
+  });
   return loading;
-}
-
-/** The API once {@link loadOpenTelemetry} has loaded it (`undefined` before, or without the package). */
-export function openTelemetry(): OtelApi | undefined {
-  return api;
 }
 
 /** Sets attributes on the span active in the current context (an activity's `RunActivity` span), if any. */

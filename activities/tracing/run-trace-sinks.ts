@@ -76,8 +76,11 @@ async function reportRun(
         durableContext,
         timestamp: step.startedAt,
       });
+      // The step the run ended in: a failure ends it with the failure; a cancellation (below) ends it as aborted.
       if (step.finishReason === undefined) {
-        await send('onStepError', { stepNumber: step.step, error: failure(report), timestamp: step.endedAt });
+        if (report.outcome === 'failed') {
+          await send('onStepError', { stepNumber: step.step, error: failure(report), timestamp: step.endedAt });
+        }
         continue;
       }
       const result = stepResult(step, settings.recordOutputs !== false, common);

@@ -392,6 +392,25 @@ describe('tracing a run with the OpenTelemetry SDK and the Temporal interceptors
     ]);
   });
 
+  it('a run cancelled while it waits for an approval ends its agent-run and step spans as aborted, not failed', async () => {
+    const issue = openIssue(github);
+    const taskQueue = `tracing-${randomUUID()}`;
+    const agent = createResponder({ githubUrl: github.url, model: twoSteps(issue) });
+    await withWorker(taskQueue, { agent, toolApproval: { comment: 'user-approval' } }, async () => {
+      const handle = await startAgentRun(client, { agent: 'responder', prompt: `Answer issue ${issue}`, taskQueue });
+      while ((await listPendingApprovals(client, handle.workflowId)).length === 0) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await handle.cancel();
+      await expect(handle.result()).rejects.toThrow();
+    });
+    const spans = finished().filter((s) => s.traceId === only(finished(), 'RunWorkflow:agentWorkflow').traceId);
+    expect(countByName(spans)).toMatchObject({ 'invoke_agent responder': 1, 'step 1': 1, 'chat scripted': 1 });
+    expect(parentOf(spans, only(spans, 'step 1'))).toBe(only(spans, 'invoke_agent responder'));
+    expect([only(spans, 'invoke_agent responder').status.code, only(spans, 'step 1').status.code]).toEqual([0, 0]);
+    expect(named(spans, 'chamvi.approval comment')).toEqual([]);
+  });
+
   it('after a SIGKILL in the crash window, the retry on the survivor is the only effect span, and every other span is there once', async () => {
     const issue = openIssue(github);
     const taskQueue = `tracing-${randomUUID()}`;
