@@ -27,6 +27,7 @@ import { quietLogger } from '../fixtures/bundle.js';
 import { commentsOn, createResponder, openIssue } from '../fixtures/responder.js';
 import { readSpanFile, spanRecord, type SpanRecord } from './fixtures/span-records.js';
 import { spawnWorker, stopSpawnedWorkers, type SpawnedWorker } from './fixtures/spawn-worker.js';
+import { logLines } from './fixtures/json-logs.js';
 import { countByName, named, only, parentOf, printTree } from './fixtures/span-tree.js';
 
 const SECRET = 'tracing-test-secret-0123456789abcdef';
@@ -469,12 +470,7 @@ describe('tracing a run with the OpenTelemetry SDK and the Temporal interceptors
       { name: 'record', attributes: { result: 'done' } },
     ]);
     // The attempt's log line carries the ids of its effect span.
-    const lines = survivor
-      .output()
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as { message: string; meta: Record<string, unknown> })
-      .filter((line) => line.meta['outcome'] === 'reconciled');
+    const lines = logLines(survivor).filter((line) => line.meta['outcome'] === 'reconciled');
     expect(lines).toEqual([
       expect.objectContaining({
         message: expect.stringMatching(/^effect comment reconciled on attempt 2/),
