@@ -1,8 +1,9 @@
 // Tracing with the real OpenTelemetry SDK (1.x, the one @temporalio/interceptors-opentelemetry 1.24
 // speaks), set up as the README says (examples/tracing/tracing.ts), against a dev server: one trace
 // per run, the agent run as one `invoke_agent` span with a step span per model step, the effect
-// spans with their attributes and events, approvals, and exact counts when an activity is retried
-// and when every workflow task replays the history.
+// spans with their attributes and events, approvals, failed, cancelled and continued runs, and exact
+// counts when an activity is retried, when every workflow task replays the history and after a
+// worker is SIGKILLed in the crash window (worker processes exporting to span files).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
