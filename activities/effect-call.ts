@@ -12,6 +12,7 @@ import type { AgentRegistry } from './agent-registry.js';
 import { countBusyWait, countRecordRetry, observeEffectCall, type EffectCallObservation } from './effect-telemetry.js';
 import { withFailureMapping } from './failures.js';
 import { toModelOutput } from './model-output.js';
+import { EffectSpan } from './tracing/effect-span.js';
 
 /** Worker settings of the effect-call activity. */
 export interface EffectCallSettings {
@@ -68,7 +69,9 @@ function leaseFor(heartbeatTimeoutMs: number | undefined, startToCloseTimeoutMs:
  * one it refuses never reaches `effectKey`, `alreadyApplied` or `execute`, and the model is told.
  *
  * Every attempt logs one line (tool, key, outcome, attempt, duration) through the activity logger
- * and is counted in the metrics of `effect-telemetry.ts`, through Temporal's metric meter.
+ * and is counted in the metrics of `effect-telemetry.ts`, through Temporal's metric meter. With
+ * OpenTelemetry, the attempt is the span `chamvi.effect <tool>` (see {@link EffectSpan}), active
+ * while the protocol runs and while the line is logged, so the line carries its trace and span ids.
  */
 export function createEffectCallActivity(
   registry: AgentRegistry,
@@ -77,83 +80,99 @@ export function createEffectCallActivity(
 ) {
   return async function effectCall(input: ToolCallInput): Promise<ToolCallResult> {
     const started = performance.now();
-    const observe = (outcome: EffectCallObservation['outcome'], key: string | undefined, error?: unknown): void =>
+    const attempt = Context.current().info.attempt;
+    const span = await EffectSpan.start({
+      tool: input.toolName,
+      toolCallId: input.toolCallId,
+      agent: input.agent,
+      runId: input.runId,
+      attempt,
+      ...(input.key !== undefined ? { key: input.key } : {}),
+      ...(input.approval !== undefined ? { decidedBy: input.approval.decidedBy } : {}),
+    });
+    const observe = (outcome: EffectCallObservation['outcome'], key: string | undefined, error?: unknown): void => {
       observeEffectCall({
         tool: input.toolName,
         key,
         outcome,
-        attempt: Context.current().info.attempt,
+        attempt,
         durationMs: Math.round(performance.now() - started),
         ...(error !== undefined ? { error } : {}),
       });
-    const answered = withFailureMapping(async () => {
-      const { tool, ctx, options, input: parsed } = await registry.resolveCall(input);
-      if (!isEffectTool(tool)) {
-        throw new InvalidEffectToolError(
-          `Tool "${input.toolName}" of agent "${input.agent}" is not an effect tool on this worker; workers of one task queue must register the same agents.`,
-        );
-      }
-      const info = Context.current().info;
-      const leaseMs = leaseFor(info.heartbeatTimeoutMs, info.startToCloseTimeoutMs);
-      const call: EffectCall = {
-        tool,
-        toolName: input.toolName,
-        input: parsed,
-        ctx,
-        options,
-      };
-      // The key the workflow planned is checked, never trusted: approvals are bound to it, so an
-      // activity input pairing one call's key with another input must not run under that approval.
-      const key = await resolveEffectKey(call);
-      if (input.key !== undefined && input.key !== key)
-        throw new EffectKeyMismatchError(input.toolName, input.key, key);
-      // Heartbeats from here on: a dead worker is noticed within the heartbeat timeout, and a
-      // cancellation reaches ctx.run.signal, whatever part of the protocol is running.
-      const stop = keepHeartbeating();
-      try {
-        const resolved = await applyEffect(
-          { ...call, key },
-          {
-            store,
-            logger: activityLogger(),
-            attempt: info.attempt,
-            owner: `${info.workflowExecution?.workflowId ?? 'standalone'}/${info.activityId}#${info.attempt}/${randomUUID()}`,
-            leaseMs,
-            busyWaitMs: Math.min(leaseMs, 10_000),
-            ...(settings.abortGraceMs !== undefined ? { abortGraceMs: settings.abortGraceMs } : {}),
-            onBusyWait: () => countBusyWait(input.toolName),
-          },
-        );
-        if (resolved.unrecorded !== undefined) countRecordRetry(input.toolName);
-        const output = await toModelOutput(tool, input.toolCallId, parsed, resolved.result);
-        const answer: ToolCallResult = {
-          output,
-          // A planned call's report names only what its plan does not: each byte is in the history.
-          report: planned(input) ? compact(resolved.report) : resolved.report,
-          ...(resolved.unrecorded !== undefined ? { unrecorded: resolved.unrecorded } : {}),
-          ...(input.includeResult === true ? { result: resolved.result } : {}),
-        };
-        // Over Temporal's payload limit the completion would be refused and the attempt retried
-        // forever (the result is recorded, so never re-applied): fail it for good, by name, unless
-        // External Storage offloads it (the history then holds a reference).
-        const bytes = Buffer.byteLength(JSON.stringify(answer));
-        if (bytes > MAX_RESULT_BYTES && settings.offloadsLargePayloads?.() !== true) {
-          throw new EffectResultTooLargeError(input.toolName, resolved.report.key, bytes, MAX_RESULT_BYTES);
+      span.end(outcome, error);
+    };
+    return span.run(async () => {
+      const answered = withFailureMapping(async () => {
+        const { tool, ctx, options, input: parsed } = await registry.resolveCall(input);
+        if (!isEffectTool(tool)) {
+          throw new InvalidEffectToolError(
+            `Tool "${input.toolName}" of agent "${input.agent}" is not an effect tool on this worker; workers of one task queue must register the same agents.`,
+          );
         }
-        return answer;
-      } finally {
-        stop();
-      }
+        const info = Context.current().info;
+        const leaseMs = leaseFor(info.heartbeatTimeoutMs, info.startToCloseTimeoutMs);
+        const call: EffectCall = {
+          tool,
+          toolName: input.toolName,
+          input: parsed,
+          ctx,
+          options,
+        };
+        // The key the workflow planned is checked, never trusted: approvals are bound to it, so an
+        // activity input pairing one call's key with another input must not run under that approval.
+        const key = await resolveEffectKey(call);
+        if (input.key !== undefined && input.key !== key)
+          throw new EffectKeyMismatchError(input.toolName, input.key, key);
+        if (input.key === undefined) span.keyed(key);
+        // Heartbeats from here on: a dead worker is noticed within the heartbeat timeout, and a
+        // cancellation reaches ctx.run.signal, whatever part of the protocol is running.
+        const stop = keepHeartbeating();
+        try {
+          const resolved = await applyEffect(
+            { ...call, key },
+            {
+              store,
+              logger: activityLogger(),
+              attempt: info.attempt,
+              owner: `${info.workflowExecution?.workflowId ?? 'standalone'}/${info.activityId}#${info.attempt}/${randomUUID()}`,
+              leaseMs,
+              busyWaitMs: Math.min(leaseMs, 10_000),
+              ...(settings.abortGraceMs !== undefined ? { abortGraceMs: settings.abortGraceMs } : {}),
+              onBusyWait: () => countBusyWait(input.toolName),
+              observe: span.observe,
+            },
+          );
+          if (resolved.unrecorded !== undefined) countRecordRetry(input.toolName);
+          const output = await toModelOutput(tool, input.toolCallId, parsed, resolved.result);
+          const answer: ToolCallResult = {
+            output,
+            // A planned call's report names only what its plan does not: each byte is in the history.
+            report: planned(input) ? compact(resolved.report) : resolved.report,
+            ...(resolved.unrecorded !== undefined ? { unrecorded: resolved.unrecorded } : {}),
+            ...(input.includeResult === true ? { result: resolved.result } : {}),
+          };
+          // Over Temporal's payload limit the completion would be refused and the attempt retried
+          // forever (the result is recorded, so never re-applied): fail it for good, by name, unless
+          // External Storage offloads it (the history then holds a reference).
+          const bytes = Buffer.byteLength(JSON.stringify(answer));
+          if (bytes > MAX_RESULT_BYTES && settings.offloadsLargePayloads?.() !== true) {
+            throw new EffectResultTooLargeError(input.toolName, resolved.report.key, bytes, MAX_RESULT_BYTES);
+          }
+          return answer;
+        } finally {
+          stop();
+        }
+      });
+      return answered.then(
+        (answer) => {
+          observe(answer.report?.outcome ?? 'executed', answer.report?.key ?? input.key);
+          return answer;
+        },
+        (error: unknown) => {
+          observe('failed', input.key, error);
+          throw error;
+        },
+      );
     });
-    return answered.then(
-      (answer) => {
-        observe(answer.report?.outcome ?? 'executed', answer.report?.key ?? input.key);
-        return answer;
-      },
-      (error: unknown) => {
-        observe('failed', input.key, error);
-        throw error;
-      },
-    );
   };
 }

@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import { isStepCount, type ModelMessage, type ToolSet } from 'ai';
 import type { RunStreamStore } from '../src/stream/run-stream-store.js';
 import { callModel } from './model-stream.js';
@@ -18,6 +19,8 @@ import { toolsContextFor } from '../src/agent/tools-context.js';
 import { resolveStepSettings } from './step-settings.js';
 import { assertUniqueToolCallIds } from './unique-tool-call-ids.js';
 import { stepLimitField, stoppedStep } from './stopped-step.js';
+import { runTraceCallId, stepTelemetry } from './tracing/step-telemetry.js';
+import { annotateActivitySpan } from './tracing/open-telemetry-api.js';
 
 /**
  * The model-step activity: exactly one model call, with the agent's AI SDK settings for the step
@@ -42,6 +45,10 @@ import { stepLimitField, stoppedStep } from './stopped-step.js';
  * (`ModelCallRejectedError`), which fails the run at once. The step heartbeats while the provider
  * call is in flight. With a run stream (`stream`), the call streams and writes its deltas to it
  * as they arrive (see `streamModelCall`); the step's result is the same.
+ *
+ * Telemetry: the activity's span gets the agent's name, the run id and the step number; the model
+ * call reports to the agent's AI SDK integrations as a step of the run (`step-telemetry.ts`), and
+ * a step asked to (`captureTrace`) answers the run's tracing identity (`trace`) for the workflow.
  */
 export function createModelStepActivity(registry: AgentRegistry, log: ConversationLog, stream?: RunStreamStore) {
   return async function modelStep(input: ModelStepInput): Promise<ModelStepResult> {
@@ -49,6 +56,15 @@ export function createModelStepActivity(registry: AgentRegistry, log: Conversati
       const registration = registry.get(input.agent);
       const { agent } = registration;
       const ctx = activityToolContext(input);
+      await annotateActivitySpan({
+        'gen_ai.agent.name': agent.name,
+        'chamvi.run.id': input.runId,
+        'chamvi.step': input.step,
+      });
+      const traced = stepTelemetry(agent.name, agent.telemetry, {
+        callId: runTraceCallId(Context.current().info.workflowExecution?.workflowId ?? 'standalone', input.runId),
+        step: input.step,
+      });
       const offered: ToolSet = {};
       // Without execute (the workflow runs the calls) and without needsApproval (the workflow asks).
       for (const [name, tool] of Object.entries(agent.tools)) {
@@ -68,6 +84,7 @@ export function createModelStepActivity(registry: AgentRegistry, log: Conversati
         const result = await callModel(
           {
             ...settings.call,
+            telemetry: traced.telemetry,
             messages: conversation.messages as unknown as ModelMessage[],
             tools: offered,
             toolsContext: toolsContextFor(offered, ctx),
@@ -132,6 +149,7 @@ export function createModelStepActivity(registry: AgentRegistry, log: Conversati
         const last = input.step + 1 >= (input.maxSteps ?? agent.maxSteps);
         const answered = toolCalls.length === 0 && refusedCalls.length === 0 ? 'answer' : 'open';
         const stored = await conversation.answer(response, last ? 'last' : answered);
+        const trace = input.captureTrace === true ? traced.captured() : [];
         // Every byte here is in the history once per step: empty lists and option sets are left out.
         return {
           ...(stored === undefined ? { responseMessages: response } : { conversation: stored }),
@@ -141,6 +159,7 @@ export function createModelStepActivity(registry: AgentRegistry, log: Conversati
           ...(refusedCalls.length > 0 || stored === undefined ? { refusedCalls } : {}),
           ...stepLimitField(agent),
           ...(await settings.output(result)),
+          ...(trace.length > 0 ? { trace } : {}),
         };
       } finally {
         stop();

@@ -6,6 +6,7 @@ import type { ApprovalEvidence, ApprovalPlan } from './approval-types.js';
 import type { EffectCallReport } from './effect-call-report.js';
 import type { CallConversationRef, ConversationRef, ModelStepConversation } from './conversation-ref.js';
 import type { JsonMessage, JsonToolOutput } from './json-messages.js';
+import type { RunTraceContext } from './run-trace.js';
 
 /** The run a step or call belongs to, as activities receive it. */
 export interface RunRef {
@@ -40,6 +41,8 @@ export interface ModelStepInput extends RunRef {
    * run id and the workflow id, the key of the run's stream. Absent: it is `runId`.
    */
   readonly firstExecutionRunId?: string;
+  /** Answer the run's tracing identity (`trace` of the result): the first step of an execution of a run that has none yet. */
+  readonly captureTrace?: boolean;
 }
 
 /** A valid tool call of a step, planned by the model-step activity (which knows the tools). */
@@ -85,6 +88,11 @@ export interface ModelStepResult {
   readonly stopped?: boolean;
   /** The step's parsed structured output (agents with `output`, on the final step only), as JSON. */
   readonly output?: unknown;
+  /**
+   * The run's tracing identity, per AI SDK integration that reports durable runs, when the input
+   * asked for it (`captureTrace`) and there is one (absent: no such integration on the worker).
+   */
+  readonly trace?: RunTraceContext[];
   /** Token usage, from steps of runs begun before 0.3 (no longer sent: nothing read it, and it cost the history bytes every step). */
   readonly usage?: { readonly inputTokens?: number; readonly outputTokens?: number };
 }

@@ -28,3 +28,4 @@ export type * from './effect-call-report.js';
 export type * from './run-effect-report.js';
 export type * from './json-messages.js';
 export type * from './conversation-ref.js';
+export type * from './run-trace.js';

@@ -61,6 +61,7 @@ export {
   type EffectEnv,
   type EffectResolution,
 } from './effects/effect-protocol.js';
+export type { EffectEvent } from './effects/effect-event.js';
 export {
   consoleEffectLogger,
   type EffectCallReport,

@@ -1,4 +1,7 @@
-import { SimplePlugin } from '@temporalio/plugin';
+import { SimplePlugin, type SimplePluginOptions } from '@temporalio/plugin';
+import type { InjectedSinks, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
+import { runTraceSinks } from '../activities/tracing/run-trace-sinks.js';
+import type { RunTraceSinks } from '../common/run-trace.js';
 import { createChamviActivities, type ChamviActivitiesOptions } from '../activities/index.js';
 import { conversationStoreOf } from '../activities/conversation-store-of.js';
 import {
@@ -61,7 +64,7 @@ export function chamviPlugin(options: ChamviPluginOptions): SimplePlugin {
     wanted && problem === undefined
       ? chamviExternalStorage(conversations.store, options.externalStorage || {})
       : undefined;
-  return new SimplePlugin({
+  return new ChamviPlugin(runTraceSinks(options.agents), {
     name: 'chamvi',
     dataConverter: (existing) => {
       if (existing?.externalStorage !== undefined || storage === undefined) {
@@ -77,4 +80,22 @@ export function chamviPlugin(options: ChamviPluginOptions): SimplePlugin {
         ? (existing as string)
         : (existing ?? options.workflowsPath ?? chamviWorkflowsPath()),
   });
+}
+
+/** The plugin, with the sink the agent workflow reports its runs' traces to (see `run-trace-sinks.ts`). */
+class ChamviPlugin extends SimplePlugin {
+  constructor(
+    private readonly sinks: InjectedSinks<RunTraceSinks>,
+    options: SimplePluginOptions,
+  ) {
+    super(options);
+  }
+
+  override configureWorker(options: WorkerOptions): WorkerOptions {
+    return super.configureWorker({ ...options, sinks: { ...options.sinks, ...this.sinks } });
+  }
+
+  override configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {
+    return super.configureReplayWorker({ ...options, sinks: { ...options.sinks, ...this.sinks } });
+  }
 }

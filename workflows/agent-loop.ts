@@ -1,10 +1,18 @@
-import { ApplicationFailure, proxyActivities, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  proxyActivities,
+  TemporalFailure,
+  setCurrentDetails,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { DEFAULT_MODEL_STEP_OPTIONS, toActivityOptions } from '../common/activity-options.js';
 import { ACTIVITY_NAMES } from '../common/activity-names.js';
 import { ApprovalGate } from './approvals.js';
 import { agentProgressQuery, type AgentProgress, type SettledToolCall } from '../common/agent-progress.js';
 import { ConversationState } from './conversation-state.js';
 import { dispatchToolCalls, type DispatchedCall } from './tool-dispatch.js';
+import { RunTracer } from './run-tracer.js';
 import type {
   ApprovalRecord,
   ChamviActivities,
@@ -12,6 +20,7 @@ import type {
   ConversationRef,
   JsonMessage,
   RunRef,
+  RunTrace,
   ModelStepActivityOptions,
   StoreActivityOptions,
 } from '../common/index.js';
@@ -37,6 +46,8 @@ export interface AgentCheckpoint {
   readonly effects: RunEffectReport[];
   /** Approval decisions so far (absent in checkpoints of older versions). */
   readonly approvals?: ApprovalRecord[];
+  /** The run's trace so far (absent: the run is not traced; see `RunTracer`). */
+  readonly trace?: RunTrace;
 }
 
 /** What {@link runAgentLoop} takes. Exactly one of `prompt`, `messages` or `checkpoint` starts the conversation. */
@@ -146,71 +157,97 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
   let text: string | undefined;
   // The last step's structured output (agents with `output`), as the AI SDK's result has it.
   let output: unknown;
-  for (let step = start.step; ; step++) {
-    if (step > start.step || options.checkpoint !== undefined) {
-      await options.beforeStep?.({ runId: run.runId, step, ...conversation.snapshot(), steps, effects, approvals });
+  // Reports the run's spans when a traced run ends (and its approvals when decided), never on replay.
+  const tracer = new RunTracer(run, start.trace);
+  try {
+    for (let step = start.step; ; step++) {
+      if (step > start.step || options.checkpoint !== undefined) {
+        const trace = tracer.snapshot();
+        await options.beforeStep?.({
+          runId: run.runId,
+          step,
+          ...conversation.snapshot(),
+          steps,
+          effects,
+          approvals,
+          ...(trace !== undefined ? { trace } : {}),
+        });
+      }
+      progress.step = step;
+      // The UI names the step in each activity's summary (runs begun before 0.3 keep theirs).
+      const modelStep = conversation.inlined
+        ? legacyModelStep
+        : proxyActivities<ChamviActivities>({
+            ...modelStepOptions,
+            summary: `step ${step} · model · agent ${run.agent}`.slice(0, 200),
+          })[ACTIVITY_NAMES.modelStep];
+      // The store learns here that the execution this one continues holds the conversation no more.
+      const continuedFrom = step === start.step ? workflowInfo().continuedFromExecutionRunId : undefined;
+      tracer.stepStarted(step);
+      const result = await modelStep({
+        ...run,
+        step,
+        ...conversation.modelStepInput(),
+        ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
+        ...(continuedFrom !== undefined ? { continuedFrom } : {}),
+        // The run stream's key; only when the run id does not say it already (no bytes added to a default run's history).
+        ...(run.runId !== workflowInfo().firstExecutionRunId
+          ? { firstExecutionRunId: workflowInfo().firstExecutionRunId }
+          : {}),
+        ...(step === start.step && tracer.capturing ? { captureTrace: true } : {}),
+      });
+      tracer.stepAnswered(result);
+      // The agent's stopWhen (evaluated in the model step, on the steps so far) ended the run before this step.
+      if (result.stopped === true) break;
+      output = result.output;
+      // What the model saw for this step: the tool calls' `options.messages` (AI SDK semantics, and
+      // what the model step computed the effect keys from), without the assistant response.
+      const seen = conversation.answered(result);
+      text = result.text;
+      const dispatched = await dispatchToolCalls(
+        run,
+        seen,
+        result.toolCalls,
+        options.activityOptions?.store,
+        { gate, step, decided: (approval) => tracer.approvalDecided(approval, step) },
+        (call) => settled.push(call),
+      );
+      settled = [];
+      for (const call of dispatched) {
+        if (call.report !== undefined) effects.push(call.report);
+        if (call.approval !== undefined) approvals.push(call.approval);
+      }
+      const answers = [
+        ...dispatched,
+        ...(result.refusedCalls ?? []).map((c) => ({
+          ...c,
+          output: { type: 'error-text', value: c.message } as const,
+        })),
+      ];
+      if (answers.length > 0) conversation.addToolResults(answers);
+      steps.push({
+        step,
+        text: result.text,
+        finishReason: result.finishReason,
+        toolCalls: [...result.toolCalls, ...(result.refusedCalls ?? [])].map(({ toolCallId, toolName }) => ({
+          toolCallId,
+          toolName,
+        })),
+      });
+      tracer.stepEnded();
+      setCurrentDetails(describeEffects(run.runId, effects));
+      const maxSteps = options.maxSteps ?? result.agentMaxSteps ?? Infinity;
+      // Invalid calls were answered by the model step itself (a tool message with their errors).
+      const answered = answers.length > 0 || conversation.endsWithToolMessage();
+      if (!answered || steps.length >= maxSteps) break;
     }
-    progress.step = step;
-    // The UI names the step in each activity's summary (runs begun before 0.3 keep theirs).
-    const modelStep = conversation.inlined
-      ? legacyModelStep
-      : proxyActivities<ChamviActivities>({
-          ...modelStepOptions,
-          summary: `step ${step} · model · agent ${run.agent}`.slice(0, 200),
-        })[ACTIVITY_NAMES.modelStep];
-    // The store learns here that the execution this one continues holds the conversation no more.
-    const continuedFrom = step === start.step ? workflowInfo().continuedFromExecutionRunId : undefined;
-    const result = await modelStep({
-      ...run,
-      step,
-      ...conversation.modelStepInput(),
-      ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
-      ...(continuedFrom !== undefined ? { continuedFrom } : {}),
-      // The run stream's key; only when the run id does not say it already (no bytes added to a default run's history).
-      ...(run.runId !== workflowInfo().firstExecutionRunId
-        ? { firstExecutionRunId: workflowInfo().firstExecutionRunId }
-        : {}),
-    });
-    // The agent's stopWhen (evaluated in the model step, on the steps so far) ended the run before this step.
-    if (result.stopped === true) break;
-    output = result.output;
-    // What the model saw for this step: the tool calls' `options.messages` (AI SDK semantics, and
-    // what the model step computed the effect keys from), without the assistant response.
-    const seen = conversation.answered(result);
-    text = result.text;
-    const dispatched = await dispatchToolCalls(
-      run,
-      seen,
-      result.toolCalls,
-      options.activityOptions?.store,
-      { gate, step },
-      (call) => settled.push(call),
-    );
-    settled = [];
-    for (const call of dispatched) {
-      if (call.report !== undefined) effects.push(call.report);
-      if (call.approval !== undefined) approvals.push(call.approval);
-    }
-    const answers = [
-      ...dispatched,
-      ...(result.refusedCalls ?? []).map((c) => ({ ...c, output: { type: 'error-text', value: c.message } as const })),
-    ];
-    if (answers.length > 0) conversation.addToolResults(answers);
-    steps.push({
-      step,
-      text: result.text,
-      finishReason: result.finishReason,
-      toolCalls: [...result.toolCalls, ...(result.refusedCalls ?? [])].map(({ toolCallId, toolName }) => ({
-        toolCallId,
-        toolName,
-      })),
-    });
-    setCurrentDetails(describeEffects(run.runId, effects));
-    const maxSteps = options.maxSteps ?? result.agentMaxSteps ?? Infinity;
-    // Invalid calls were answered by the model step itself (a tool message with their errors).
-    const answered = answers.length > 0 || conversation.endsWithToolMessage();
-    if (!answered || steps.length >= maxSteps) break;
+  } catch (error) {
+    // Only a failure ends the run: continuing as new goes on in the next execution, which carries
+    // the trace on, and any other error fails the workflow task, which Temporal runs again.
+    if (error instanceof TemporalFailure) tracer.ended(steps, { error });
+    throw error;
   }
+  tracer.ended(steps, { text: text ?? '' });
   progress.status = 'completed';
   return {
     runId: run.runId,

@@ -45,7 +45,12 @@ export async function dispatchToolCalls(
   seen: CallConversation,
   calls: ToolCallPlan[],
   storeOptions?: StoreActivityOptions,
-  approvals?: { readonly gate: ApprovalGate; readonly step: number },
+  approvals?: {
+    readonly gate: ApprovalGate;
+    readonly step: number;
+    /** Told each decision as it is taken (the run's trace reports it). */
+    readonly decided?: (approval: ApprovalRecord) => void;
+  },
   onSettled?: (call: DispatchedCall) => void,
 ): Promise<DispatchedCall[]> {
   const shared = new Map<string, Promise<ToolCallResult>>();
@@ -67,6 +72,7 @@ export async function dispatchToolCalls(
         );
       }
       approval = await approvals.gate.decisionFor(call, approvals.step);
+      approvals.decided?.(approval);
       if (!approval.approved) {
         const reason = deniedReason(approval);
         const report: RunEffectReport | undefined =

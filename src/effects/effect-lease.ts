@@ -40,7 +40,8 @@ export interface Lease {
 /**
  * Claims `key`. A live lease of another attempt is waited for with growing pauses (25 ms up to
  * 500 ms, never past its expiry) until `busyWaitMs` have passed, then {@link EffectBusyError};
- * `onBusy` is called when that wait begins. A finished key answers with its record instead.
+ * `onBusy` is called when that wait begins. A finished key answers with its record instead;
+ * `takeover` says that the lease was taken from another attempt whose lease had expired.
  */
 export async function claimKey(
   store: IEffectStore & EffectClaims,
@@ -49,7 +50,7 @@ export async function claimKey(
   busyWaitMs: number,
   signal: AbortSignal,
   onBusy?: () => void,
-): Promise<{ lease: Lease } | { record: EffectRecord }> {
+): Promise<{ lease: Lease; takeover: boolean } | { record: EffectRecord }> {
   const started = monotonicNow();
   for (let pause = 25; ; pause = Math.min(pause * 2, 500)) {
     const sent = monotonicNow();
@@ -60,7 +61,10 @@ export async function claimKey(
       throw storeFailure(error, key, 'claim');
     }
     if (claimed.status === 'acquired')
-      return { lease: { store, token: claimed.token, leaseMs: request.leaseMs, since: sent, lost: false } };
+      return {
+        lease: { store, token: claimed.token, leaseMs: request.leaseMs, since: sent, lost: false },
+        takeover: claimed.takeover,
+      };
     if (claimed.status === 'done') return { record: claimed.record };
     if (pause === 25) onBusy?.();
     const waited = Math.round(monotonicNow() - started);

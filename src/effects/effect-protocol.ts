@@ -15,6 +15,7 @@ import {
 } from './effect-lease.js';
 import { awaitSharedCall } from './shared-call.js';
 import { assertEffectKey, defaultEffectKey, inputFingerprint } from './effect-key.js';
+import type { EffectEvent } from './effect-event.js';
 import type { EffectCallReport, EffectLogger, EffectOutcome } from './effect-report.js';
 import { recordedResult, runExecute, unserializableReason } from './effect-result.js';
 import { consoleEffectLogger } from './effect-report.js';
@@ -56,6 +57,8 @@ export interface EffectEnv {
    * an identical call is in flight in this process (for metrics; the wait itself is `busyWaitMs`).
    */
   readonly onBusyWait?: (key: string) => void;
+  /** Told each step of the protocol as it happens (claim, `alreadyApplied`, execute, record; see {@link EffectEvent}). */
+  readonly observe?: (event: EffectEvent) => void;
 }
 
 /** One call of an effect tool. */
@@ -123,6 +126,7 @@ export async function applyEffect<INPUT, OUTPUT>(
   const running = calls.get(key);
   if (running !== undefined) {
     env.onBusyWait?.(key);
+    env.observe?.({ type: 'claim', result: 'busy' });
     const resolution = (await awaitSharedCall(
       running,
       key,
@@ -191,10 +195,16 @@ async function runProtocol(
       request,
       env.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS,
       call.ctx.run.signal,
-      env.onBusyWait === undefined ? undefined : () => env.onBusyWait?.(key),
+      env.onBusyWait === undefined && env.observe === undefined
+        ? undefined
+        : () => {
+            env.onBusyWait?.(key);
+            env.observe?.({ type: 'claim', result: 'busy' });
+          },
     );
     if ('record' in claimed) return recorded(claimed.record, call, key, attempt);
     lease = claimed.lease;
+    env.observe?.({ type: 'claim', result: claimed.takeover ? 'takeover' : 'acquired', fence: lease.token.fence });
   }
 
   const recordInput = (result: unknown, origin: 'executed' | 'reconciled'): EffectRecordInput => ({
@@ -215,6 +225,8 @@ async function runProtocol(
   try {
     const remote =
       call.tool.alreadyApplied === undefined ? undefined : await call.tool.alreadyApplied(key, call.input, call.ctx);
+    if (call.tool.alreadyApplied !== undefined)
+      env.observe?.({ type: 'alreadyApplied', result: remote === undefined ? 'nothing' : 'found' });
     if (remote !== undefined) {
       origin = 'reconciled';
       result = remote;
@@ -224,7 +236,14 @@ async function runProtocol(
         call.ctx.run.signal.throwIfAborted();
         if (lease?.lost === true) throw new EffectClaimLostError(key);
         origin = 'executed';
-        result = await runExecute(call, key, lease?.token.fence, onChunk);
+        env.observe?.({ type: 'execute', phase: 'start' });
+        try {
+          result = await runExecute(call, key, lease?.token.fence, onChunk);
+        } catch (error) {
+          env.observe?.({ type: 'execute', phase: 'end', error });
+          throw error;
+        }
+        env.observe?.({ type: 'execute', phase: 'end' });
       }
     }
   } catch (error) {
@@ -256,6 +275,7 @@ async function runProtocol(
   const record = recordInput(result, origin);
   try {
     const winner = await writeRecord(store, lease, key, record);
+    env.observe?.({ type: 'record', result: 'done' });
     return {
       result: winner === undefined ? result : recordedResult(winner, call, key),
       report: reportOf(call, key, origin, attempt),
@@ -266,6 +286,7 @@ async function runProtocol(
       { key, error: describeError(error) },
     );
     env.onRecordFailed?.(key, record, error);
+    env.observe?.({ type: 'record', result: 'pending' });
     // Give the key back at once, so the next call asks alreadyApplied instead of waiting out this lease.
     if (lease !== undefined) await releaseQuietly(lease, logger);
     return { result, report: reportOf(call, key, origin, attempt, true), unrecorded: { key, record } };

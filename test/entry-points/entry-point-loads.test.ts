@@ -52,4 +52,10 @@ describe('the client entry point loads no worker', () => {
     const specifiers = loadsOf('worker/index.ts', WORKER_SIDE).map((l) => l.specifier);
     expect(specifiers).toEqual(expect.arrayContaining(['@temporalio/worker', '@temporalio/activity']));
   }, 60_000);
+
+  it('the worker and the activities do not load @opentelemetry/api (an optional peer) until an activity makes a span', () => {
+    for (const entry of ['worker/index.ts', 'activities/index.ts']) {
+      expect({ entry, loads: loadsOf(entry, /@opentelemetry\/api/) }).toEqual({ entry, loads: [] });
+    }
+  }, 120_000);
 });

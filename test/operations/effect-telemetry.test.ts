@@ -10,7 +10,8 @@ import { createDevServerEnvironment } from '../../testing/test-environment.js';
 import { startAgentRun } from '../../worker/index.js';
 import { startChildWorker } from '../fixtures/child-worker.js';
 import { commentsOn, openIssue } from '../fixtures/responder.js';
-import { freePort, spawnWorker, stopSpawnedWorkers, type SpawnedWorker } from './fixtures/spawn-worker.js';
+import { freePort, spawnWorker, stopSpawnedWorkers } from './fixtures/spawn-worker.js';
+import { logLines } from './fixtures/json-logs.js';
 
 const TELEMETRY_WORKER = fileURLToPath(new URL('./fixtures/telemetry-worker.ts', import.meta.url));
 
@@ -48,15 +49,6 @@ function samples(text: string, metric: string, labels: Record<string, string>): 
     .split('\n')
     .filter((line) => line.startsWith(`${metric}{`) || line.startsWith(`${metric} `))
     .filter((line) => Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`)));
-}
-
-/** The JSON log lines a telemetry worker printed. */
-function logLines(worker: SpawnedWorker): Array<{ level: string; message: string; meta: Record<string, unknown> }> {
-  return worker
-    .output()
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as { level: string; message: string; meta: Record<string, unknown> });
 }
 
 function setup(): { issue: number; taskQueue: string; common: Record<string, string> } {

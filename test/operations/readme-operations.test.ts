@@ -1,7 +1,8 @@
 // The README's knobs table and Operations section against the code they describe: the activity
 // defaults, the metric names, the agent search attribute, the connection and codec settings.
 import { describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EFFECT_METRICS } from '../../activities/effect-telemetry.js';
 import {
@@ -13,7 +14,8 @@ import {
 import { AGENT_SEARCH_ATTRIBUTE } from '../../client/start-agent-run.js';
 import { POLLER_WAIT_MS } from '../../cli/pollers.js';
 
-const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const section = (from: string, to: string): string => readme.slice(readme.indexOf(from), readme.indexOf(to));
 
 /** A Temporal duration string as the README writes it: `10 minutes` → `10 min`, `30 seconds` → `30 s`. */
@@ -73,4 +75,48 @@ describe("the README's knobs and Operations section", () => {
     ])
       expect({ part, found: operations.includes(part) }).toEqual({ part, found: true });
   });
+
+  it("Tracing shows examples/tracing/tracing.ts as it is, and pins versions this repository's tests run with", () => {
+    const tracing = section('**Tracing.**', '**Connecting to a cluster');
+    const block = /<!-- file: examples\/tracing\/tracing.ts -->\n+```ts\n([\s\S]*?)\n```\n/.exec(tracing)?.[1];
+    expect(block).toBe(readFileSync(join(ROOT, 'examples/tracing/tracing.ts'), 'utf8').replace(/\n$/, ''));
+    const install = /```sh\n(npm install [\s\S]*?)\n```/.exec(tracing)?.[1] ?? '';
+    const pinned = [...install.matchAll(/(@?[\w./-]+)@(\^?[\d.]+)/g)].map((m) => ({
+      name: m[1] ?? '',
+      range: m[2] ?? '',
+    }));
+    expect(pinned.map((p) => p.name)).toEqual(
+      expect.arrayContaining([
+        '@opentelemetry/sdk-trace-node',
+        '@temporalio/interceptors-opentelemetry',
+        '@ai-sdk/otel',
+      ]),
+    );
+    const installed = (name: string): string | undefined => {
+      const file = join(ROOT, 'node_modules', name, 'package.json');
+      return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version : undefined;
+    };
+    // Every pinned package the tests install satisfies its pin (the OTLP exporter is not installed here).
+    const checked = pinned.filter((p) => installed(p.name) !== undefined);
+    expect(checked.length).toBeGreaterThanOrEqual(6);
+    for (const { name, range } of checked) {
+      expect({ name, range, satisfied: satisfies(installed(name) ?? '', range) }).toEqual({
+        name,
+        range,
+        satisfied: true,
+      });
+    }
+  });
 });
+
+/** Whether `version` is in `range`: an exact version, or a caret range (same major, not older). */
+function satisfies(version: string, range: string): boolean {
+  const parts = (v: string) => v.split('.').map(Number);
+  if (!range.startsWith('^')) return version === range;
+  const [want, have] = [parts(range.slice(1)), parts(version)];
+  if (have[0] !== want[0]) return false;
+  for (let i = 0; i < want.length; i++) {
+    if ((have[i] ?? 0) !== (want[i] ?? 0)) return (have[i] ?? 0) > (want[i] ?? 0);
+  }
+  return true;
+}
