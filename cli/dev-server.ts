@@ -1,7 +1,7 @@
 import { mkdirSync, openSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { findTemporalBinary } from '../demo/temporal-binaries.js';
+import { findTemporalBinary } from '../testing/temporal-binaries.js';
 import { startChild, type Child } from '../demo/child-processes.js';
 import { temporalReachable } from './temporal-connection.js';
 import { UsageError } from './usage-error.js';

@@ -1,6 +1,6 @@
 import type { Client, WorkflowHandleWithFirstExecutionRunId, WorkflowStartOptions } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType, TypedSearchAttributes } from '@temporalio/common';
-import type { agentWorkflow, AgentWorkflowInput } from '../workflows/agent-workflow.js';
+import type { AgentWorkflowInput } from '../workflows/agent-workflow.js';
 import type { AgentRunOutput } from '../workflows/agent-loop.js';
 
 /**
@@ -14,7 +14,7 @@ export const AGENT_SEARCH_ATTRIBUTE = 'ChamviAgent';
 
 /** Temporal's start options that {@link startAgentRun} passes through as they are. */
 export type AgentRunStartOptions = Pick<
-  WorkflowStartOptions<typeof agentWorkflow>,
+  WorkflowStartOptions,
   | 'workflowIdReusePolicy'
   | 'workflowIdConflictPolicy'
   | 'memo'
@@ -41,12 +41,15 @@ export type StartAgentRunOptions = AgentWorkflowInput &
      * first, or the start fails. Default: none.
      */
     readonly agentSearchAttribute?: boolean | string;
-    /**
-     * @deprecated Use `retry` (Temporal's whole retry policy). A retried workflow keeps its run id,
-     * so effects are not applied again.
-     */
-    readonly workflowRetry?: { readonly maximumAttempts?: number; readonly initialInterval?: string | number };
   };
+
+/**
+ * The handle of an agent run (`startAgentRun`): `await handle.result()` is its {@link AgentRunOutput}.
+ * A retried workflow keeps its run id (`firstExecutionRunId`), so effects are not applied again.
+ */
+export type AgentRunHandle = WorkflowHandleWithFirstExecutionRunId<
+  (input: AgentWorkflowInput) => Promise<AgentRunOutput>
+>;
 
 /**
  * Starts the generic agent workflow for a registered agent, without writing workflow code.
@@ -56,14 +59,10 @@ export type StartAgentRunOptions = AgentWorkflowInput &
  * summary and details, the workflow retry policy) pass through; the static summary
  * defaults to `agent <name>`, so the UI's list says which agent a run is.
  */
-export async function startAgentRun(
-  client: Client,
-  options: StartAgentRunOptions,
-): Promise<WorkflowHandleWithFirstExecutionRunId<typeof agentWorkflow>> {
+export async function startAgentRun(client: Client, options: StartAgentRunOptions): Promise<AgentRunHandle> {
   const {
     taskQueue,
     workflowId,
-    workflowRetry,
     agentSearchAttribute,
     workflowIdReusePolicy,
     workflowIdConflictPolicy,
@@ -74,14 +73,13 @@ export async function startAgentRun(
     retry,
     ...input
   } = options;
-  const retryPolicy = retry ?? workflowRetry;
   const searchAttributes = withAgentAttribute(typedSearchAttributes, agentSearchAttribute, input.agent);
-  return client.workflow.start<typeof agentWorkflow>('agentWorkflow', {
+  return client.workflow.start<(input: AgentWorkflowInput) => Promise<AgentRunOutput>>('agentWorkflow', {
     taskQueue,
     workflowId: workflowId ?? `agent-${input.agent}-${crypto.randomUUID()}`,
     args: [input],
     staticSummary: staticSummary ?? `agent ${input.agent}`,
-    ...(retryPolicy !== undefined ? { retry: retryPolicy } : {}),
+    ...(retry !== undefined ? { retry } : {}),
     ...(workflowIdReusePolicy !== undefined ? { workflowIdReusePolicy } : {}),
     ...(workflowIdConflictPolicy !== undefined ? { workflowIdConflictPolicy } : {}),
     ...(memo !== undefined ? { memo } : {}),

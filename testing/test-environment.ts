@@ -1,6 +1,6 @@
 import { TestWorkflowEnvironment, type LocalTestWorkflowEnvironmentOptions } from '@temporalio/testing';
 import { join } from 'node:path';
-import { findTemporalBinary } from '../demo/temporal-binaries.js';
+import { findTemporalBinary } from './temporal-binaries.js';
 import { TemporalServerNotFoundError } from './temporal-server-not-found-error.js';
 
 /** What {@link createDevServerEnvironment} takes: dev-server settings passed on to `temporal server start-dev`. */

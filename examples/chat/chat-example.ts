@@ -7,7 +7,7 @@ import { externalServer, startDevServer, type DevServer } from '../../cli/dev-se
 import { connectClient } from '../../cli/temporal-connection.js';
 import { LocalGitHubServer } from '../../demo/github/index.js';
 import { chamviWorkflowsPath } from '../../worker/index.js';
-import { createRunStreamStore, runUIMessageStream } from '../../worker/stream/index.js';
+import { createRunStreamStore, runUIMessageStream } from '../../client/index.js';
 import { CHAT_REPO } from './chat-agent.js';
 import { ChatServer } from './chat-server.js';
 import { WorkerSupervisor } from './worker-supervisor.js';

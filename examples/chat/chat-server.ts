@@ -5,7 +5,7 @@ import type { Client } from '@temporalio/client';
 import { pipeUIMessageStreamToResponse, type UIMessageChunk } from 'ai';
 import { HttpError, readJson, sendJson } from '../../demo/github/http-io.js';
 import { LocalHttpServer } from '../../demo/local-http-server.js';
-import { decideApproval, startAgentRun } from '../../worker/index.js';
+import { decideApproval, startAgentRun } from '../../client/index.js';
 import { CHAT_AGENT } from './chat-agent.js';
 import { readRunState, type RunState } from './run-state.js';
 import { checkSameOrigin, loopbackHosts } from './same-origin-guard.js';

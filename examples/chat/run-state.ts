@@ -5,7 +5,7 @@ import {
   type AgentRunOutput,
   type PendingApproval,
   type RunEffectReport,
-} from '../../worker/index.js';
+} from '../../client/index.js';
 
 /** What the page shows of a run besides its text: where it is, its effect calls, what waits for a decision. */
 export interface RunState {

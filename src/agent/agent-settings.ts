@@ -33,7 +33,7 @@ export type AgentRuntimeContext = NonNullable<ToolLoopAgentSettings['runtimeCont
 export type AgentSettings<
   TOOLS extends ToolSet = ToolSet,
   RUNTIME_CONTEXT extends AgentRuntimeContext = AgentRuntimeContext,
-  OUTPUT extends AgentOutput = AgentOutput,
+  OUTPUT extends OutputInterface = OutputInterface,
 > = Pick<ToolLoopAgentSettings<never, TOOLS, RUNTIME_CONTEXT, OUTPUT>, AgentSettingName>;
 
 /** The names of the {@link AgentSettings}: the `ToolLoopAgentSettings` an agent keeps and the model step applies. */
@@ -65,9 +65,6 @@ export type AgentSettingName =
   | 'toolApproval'
   | 'stopWhen'
   | 'prepareStep';
-
-/** A structured output specification (`Output.object(...)`, `Output.array(...)`, ...). */
-export type AgentOutput = OutputInterface;
 
 const PERMITTED_TIMEOUTS = ['stepMs', 'firstChunkMs', 'chunkMs'];
 

@@ -1,11 +1,6 @@
-import type { Instructions, LanguageModel, TelemetryOptions, ToolSet } from 'ai';
+import type { Instructions, LanguageModel, OutputInterface, TelemetryOptions, ToolSet } from 'ai';
 import { assertNoStrayHooks } from '../effects/define-effect-tool.js';
-import {
-  checkAgentSettings,
-  type AgentOutput,
-  type AgentRuntimeContext,
-  type AgentSettings,
-} from './agent-settings.js';
+import { checkAgentSettings, type AgentRuntimeContext, type AgentSettings } from './agent-settings.js';
 import { toolLoopAgentSettings, type ToolLoopAgentSource } from './tool-loop-agent-source.js';
 
 const AGENT = Symbol.for('@chamvi/temporal/agent');
@@ -18,7 +13,7 @@ const AGENT = Symbol.for('@chamvi/temporal/agent');
 export interface AgentDefinition<
   TOOLS extends ToolSet = ToolSet,
   RUNTIME_CONTEXT extends AgentRuntimeContext = AgentRuntimeContext,
-  OUTPUT extends AgentOutput = AgentOutput,
+  OUTPUT extends OutputInterface = OutputInterface,
 > extends AgentSettings<TOOLS, RUNTIME_CONTEXT, OUTPUT> {
   /** Unique name; Temporal workers register agents by it and workflows start them by it. */
   readonly name: string;
@@ -55,7 +50,7 @@ export interface AgentDefinition<
 export interface ToolLoopAgentDefinition<
   TOOLS extends ToolSet = ToolSet,
   RUNTIME_CONTEXT extends AgentRuntimeContext = AgentRuntimeContext,
-  OUTPUT extends AgentOutput = AgentOutput,
+  OUTPUT extends OutputInterface = OutputInterface,
 > {
   /** Default: the agent's `id`. */
   readonly name?: string;
@@ -104,7 +99,7 @@ export const DEFAULT_MAX_STEPS = 20;
 export function defineAgent<
   TOOLS extends ToolSet = ToolSet,
   RUNTIME_CONTEXT extends AgentRuntimeContext = AgentRuntimeContext,
-  OUTPUT extends AgentOutput = AgentOutput,
+  OUTPUT extends OutputInterface = OutputInterface,
 >(
   definition: AgentDefinition<TOOLS, RUNTIME_CONTEXT, OUTPUT> | ToolLoopAgentDefinition<TOOLS, RUNTIME_CONTEXT, OUTPUT>,
 ): Agent<TOOLS> {

@@ -13,7 +13,7 @@ import { InvalidEffectKeyError, LegacyContextFieldError } from '../errors/errors
 import type { IEffectStore } from '../stores/effect-store.js';
 import type { Agent } from './define-agent.js';
 import { toolsContextFor } from './tools-context.js';
-import { wrapToolsForRun, type AllowTool } from './wrap-tools-for-run.js';
+import { wrapToolsForRun } from './wrap-tools-for-run.js';
 
 /** The prompt of a run: a text prompt or a message list. */
 export type AgentPrompt =
@@ -32,7 +32,7 @@ export type RunAgentOptions = AgentPrompt & {
   /** Overrides the agent's `maxSteps`. */
   readonly maxSteps?: number;
   /** Re-checks every tool call; a refused call throws `ToolNotAllowedError`. */
-  readonly allow?: AllowTool;
+  readonly allow?: (toolName: string) => boolean;
   /** Aborts the run (and reaches tools as `ctx.run.signal`). */
   readonly signal?: AbortSignal;
   readonly logger?: EffectLogger;

@@ -1,8 +1,6 @@
 import type { ModelMessage, Tool, ToolExecutionOptions } from 'ai';
 import type { ToolContext } from '../context/tool-context.js';
 
-type MaybePromise<T> = T | PromiseLike<T>;
-
 /**
  * An approval status, as AI SDK 7's `toolApproval` has it: `not-applicable` (or `undefined`) runs
  * the call, `approved` runs it without asking, `denied` refuses it without asking, and
@@ -28,7 +26,7 @@ export interface ToolApprovalCallOptions {
 
 /** One tool's approval rule: a status, or a function of the call's input and context. */
 export type ToolApprovalRule =
-  ApprovalStatus | ((input: never, options: ToolApprovalCallOptions) => MaybePromise<ApprovalStatus>);
+  ApprovalStatus | ((input: never, options: ToolApprovalCallOptions) => ApprovalStatus | PromiseLike<ApprovalStatus>);
 
 /**
  * AI SDK 7's `toolApproval` configuration, evaluated for every call of the agent: a rule per tool
@@ -40,7 +38,7 @@ export type ToolApprovalSettings =
       readonly toolCall: { readonly toolCallId: string; readonly toolName: string; readonly input: unknown };
       readonly messages: ModelMessage[];
       readonly toolContext: ToolContext;
-    }) => MaybePromise<ApprovalStatus>);
+    }) => ApprovalStatus | PromiseLike<ApprovalStatus>);
 
 /** An approval status in one shape. */
 export interface ResolvedApproval {
@@ -76,14 +74,13 @@ export async function resolveApproval(
       const rule = Object.hasOwn(settings, call.toolName) ? settings[call.toolName] : undefined;
       status =
         typeof rule === 'function'
-          ? await (rule as (input: unknown, options: ToolApprovalCallOptions) => MaybePromise<ApprovalStatus>)(
-              call.input,
-              {
-                toolCallId: call.toolCallId,
-                messages,
-                toolContext: ctx,
-              },
-            )
+          ? await (
+              rule as (input: unknown, options: ToolApprovalCallOptions) => ApprovalStatus | PromiseLike<ApprovalStatus>
+            )(call.input, {
+              toolCallId: call.toolCallId,
+              messages,
+              toolContext: ctx,
+            })
           : rule;
     }
     const resolved = normalize(status);
@@ -97,9 +94,8 @@ export async function resolveApproval(
     messages,
     context: ctx,
   } as unknown as ToolExecutionOptions<ToolContext>;
-  const answer = await (needs as (input: unknown, options: ToolExecutionOptions<ToolContext>) => MaybePromise<boolean>)(
-    call.input,
-    options,
-  );
+  const answer = await (
+    needs as (input: unknown, options: ToolExecutionOptions<ToolContext>) => boolean | PromiseLike<boolean>
+  )(call.input, options);
   return normalize(answer === true) ?? { status: 'not-applicable' };
 }

@@ -9,8 +9,6 @@ import { InvalidEffectToolError } from '../errors/errors.js';
  */
 export const EFFECT_TOOL = Symbol.for('@chamvi/temporal/effect-tool');
 
-type MaybePromise<T> = T | PromiseLike<T>;
-
 /** The two optional hooks an effect tool adds to an AI SDK tool definition. */
 export interface EffectToolHooks<INPUT, OUTPUT, CONTEXT extends ToolContext = ToolContext> {
   /**
@@ -19,7 +17,7 @@ export interface EffectToolHooks<INPUT, OUTPUT, CONTEXT extends ToolContext = To
    * non-empty string. `options` are the AI SDK call options (`toolCallId`, `messages`); key by
    * {@link stepIndex} when a redone step may produce different input.
    */
-  effectKey?: (input: INPUT, ctx: CONTEXT, options: ToolExecutionOptions<CONTEXT>) => MaybePromise<string>;
+  effectKey?: (input: INPUT, ctx: CONTEXT, options: ToolExecutionOptions<CONTEXT>) => string | PromiseLike<string>;
   /**
    * Asked before `execute` when the store holds no result for the key: does the effect already
    * exist remotely (applied by an earlier attempt that crashed before its result was recorded)?
@@ -28,7 +26,11 @@ export interface EffectToolHooks<INPUT, OUTPUT, CONTEXT extends ToolContext = To
    * `EffectOutcomeUnknownError` when the remote cannot tell yet.
    */
   // NoInfer: OUTPUT comes from execute; inferred from here, `async () => undefined` made it Promise<undefined>.
-  alreadyApplied?: (key: string, input: INPUT, ctx: CONTEXT) => MaybePromise<NoInfer<OUTPUT> | undefined>;
+  alreadyApplied?: (
+    key: string,
+    input: INPUT,
+    ctx: CONTEXT,
+  ) => NoInfer<OUTPUT> | undefined | PromiseLike<NoInfer<OUTPUT> | undefined>;
 }
 
 /** What {@link defineEffectTool} takes: an AI SDK tool definition with `execute`, plus the hooks. */

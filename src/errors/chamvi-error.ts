@@ -1,11 +1,5 @@
 const brand = Symbol.for('@chamvi/temporal/error');
 
-/** A constructor of a {@link ChamviError} subclass, as `isInstance` sees it. */
-interface ChamviErrorClass<T> {
-  readonly errorName: string;
-  readonly prototype: T;
-}
-
 /**
  * Base of every error this library throws.
  *
@@ -24,7 +18,7 @@ export abstract class ChamviError extends Error {
 
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
-    this.name = (new.target as unknown as ChamviErrorClass<ChamviError>).errorName;
+    this.name = (new.target as unknown as { readonly errorName: string }).errorName;
     Object.defineProperty(this, brand, { value: true, enumerable: false });
   }
 
@@ -32,7 +26,7 @@ export abstract class ChamviError extends Error {
    * Realm-safe type guard: matches any error carrying this library's brand and this class's
    * `errorName` (for `ChamviError` itself, any error of this library).
    */
-  static isInstance<T>(this: ChamviErrorClass<T>, error: unknown): error is T {
+  static isInstance<T>(this: { readonly errorName: string; readonly prototype: T }, error: unknown): error is T {
     if (typeof error !== 'object' || error === null) return false;
     if ((error as { [brand]?: unknown })[brand] !== true) return false;
     return this.errorName === 'ChamviError' || (error as Error).name === this.errorName;

@@ -2,8 +2,6 @@ import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
 import type { ToolContext } from '../context/tool-context.js';
 import { defineEffectTool } from '../effects/define-effect-tool.js';
 
-type MaybePromise<T> = T | PromiseLike<T>;
-
 /** An MCP tool's behaviour hints (`annotations` in `tools/list`). Untrusted unless the server is. */
 export interface McpToolAnnotations {
   readonly title?: string;
@@ -50,12 +48,17 @@ export interface McpToolDeclaration<INPUT = Record<string, unknown>, OUTPUT = un
     input: INPUT,
     ctx: ToolContext,
     options: ToolExecutionOptions<ToolContext>,
-  ): MaybePromise<string>;
+  ): string | PromiseLike<string>;
   /** Finds an effect an earlier, crashed attempt applied (effect tools). */
-  alreadyApplied?(this: void, key: string, input: INPUT, ctx: ToolContext): MaybePromise<OUTPUT | undefined>;
+  alreadyApplied?(
+    this: void,
+    key: string,
+    input: INPUT,
+    ctx: ToolContext,
+  ): OUTPUT | undefined | PromiseLike<OUTPUT | undefined>;
   /** `true`, `false`, or per call a function of input and `{ toolCallId, messages, context }`. */
   readonly needsApproval?:
-    boolean | ((input: INPUT, options: ToolExecutionOptions<ToolContext>) => MaybePromise<boolean>);
+    boolean | ((input: INPUT, options: ToolExecutionOptions<ToolContext>) => boolean | PromiseLike<boolean>);
 }
 
 /** What {@link mcpTools} takes. */

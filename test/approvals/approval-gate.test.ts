@@ -11,25 +11,17 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { createVerifyApprovalActivity } from '../../activities/approval-activities.js';
 import { APPROVAL_TOKEN_VERSION } from '../../src/approvals/approval-token-format.js';
-import { scriptedModel, type ScriptedStep } from '../../demo/scripted-model.js';
-import {
-  createApprovalToken,
-  defineAgent,
-  inputFingerprint,
-  InvalidApprovalSecretError,
-  MemoryEffectStore,
-} from '../../src/index.js';
+import { scriptedModel, type ScriptedStep } from '../../testing/scripted-model.js';
+import { defineAgent, inputFingerprint } from '../../src/index.js';
+import { createApprovalToken } from '../../src/approvals/approval-token.js';
+import { InvalidApprovalSecretError } from '../../src/errors/errors.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import { createDevServerEnvironment } from '../../testing/test-environment.js';
-import {
-  approvalClaimsFor,
-  chamviPlugin,
-  createAgentWorker,
-  decideApproval,
-  decideApprovalUpdate,
-  listPendingApprovals,
-  startAgentRun,
-  type PendingApproval,
-} from '../../worker/index.js';
+import { chamviPlugin, createAgentWorker } from '../../worker/index.js';
+import { approvalClaimsFor, decideApproval, listPendingApprovals } from '../../client/approvals-client.js';
+import { decideApprovalUpdate } from '../../common/approval-handlers.js';
+import { startAgentRun } from '../../client/start-agent-run.js';
+import { type PendingApproval } from '../../common/approval-types.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';
 import type { duplicateApprovalWorkflow } from '../fixtures/workflows.js';
 

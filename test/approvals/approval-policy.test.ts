@@ -4,16 +4,11 @@ import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { z } from 'zod';
 import { fromBase64Url, readApprovalToken, toBase64Url } from '../../src/approvals/approval-token-format.js';
-import {
-  InvalidApprovalClaimsError,
-  InvalidApprovalSecretError,
-  createApprovalToken,
-  createToolContext,
-  defineEffectTool,
-  inputFingerprint,
-  resolveApproval,
-  verifyApprovalToken,
-} from '../../src/index.js';
+import { defineEffectTool, inputFingerprint } from '../../src/index.js';
+import { InvalidApprovalClaimsError, InvalidApprovalSecretError } from '../../src/errors/errors.js';
+import { createApprovalToken, verifyApprovalToken } from '../../src/approvals/approval-token.js';
+import { createToolContext } from '../../src/context/tool-context.js';
+import { resolveApproval } from '../../src/approvals/approval-policy.js';
 
 const SECRET = 'unit-test-approval-secret-0123456789';
 const approvedInput = { issue: 7, body: 'Thanks!' };

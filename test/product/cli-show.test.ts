@@ -5,9 +5,10 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteEffectStore } from '../../src/stores/sqlite.js';
+import { SqliteEffectStore } from '../../src/stores/sqlite-effect-store.js';
 import { createDevServerEnvironment } from '../../testing/test-environment.js';
-import { createAgentWorker, startAgentRun } from '../../worker/index.js';
+import { createAgentWorker } from '../../worker/index.js';
+import { startAgentRun } from '../../client/start-agent-run.js';
 import { notingAgent } from '../fixtures/noting-agent.js';
 import { runCli } from './run-cli.js';
 

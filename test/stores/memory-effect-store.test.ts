@@ -1,4 +1,4 @@
-import { MemoryEffectStore } from '../../src/index.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import { type ManagedEffectStore } from '../../src/stores/index.js';
 import { effectStoreConformance } from './conformance.js';
 

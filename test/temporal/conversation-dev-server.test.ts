@@ -8,11 +8,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConversation } from '../../src/index.js';
-import { SqliteEffectStore } from '../../src/stores/sqlite.js';
+import { loadConversation } from '../../src/conversation/load-conversation.js';
+import { SqliteEffectStore } from '../../src/stores/sqlite-effect-store.js';
 import { createDevServerEnvironment } from '../../testing/test-environment.js';
 import type { agentWorkflow } from '../../workflows/index.js';
-import { createAgentWorker, startAgentRun } from '../../worker/index.js';
+import { createAgentWorker } from '../../worker/index.js';
+import { startAgentRun } from '../../client/start-agent-run.js';
 import { notingAgent } from '../fixtures/noting-agent.js';
 
 let env: TestWorkflowEnvironment;

@@ -9,10 +9,13 @@ import type { WorkflowBundle } from '@temporalio/worker';
 import { hasToolCall, tool } from 'ai';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { defineAgent, MemoryEffectStore, type Agent } from '../../src/index.js';
-import { scriptedModel } from '../../demo/scripted-model.js';
+import { defineAgent, type Agent } from '../../src/index.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
+import { scriptedModel } from '../../testing/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
-import { createAgentWorker, runAgentWorkflow, type AgentRunOutput } from '../../worker/index.js';
+import { createAgentWorker } from '../../worker/index.js';
+import { runAgentWorkflow } from '../../client/start-agent-run.js';
+import { type AgentRunOutput } from '../../workflows/agent-loop.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';
 
 const RETENTION_MS = 60_000;
