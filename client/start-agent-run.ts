@@ -12,7 +12,7 @@ import type { AgentRunOutput } from '../workflows/agent-loop.js';
  */
 export const AGENT_SEARCH_ATTRIBUTE = 'ChamviAgent';
 
-/** Temporal's start options that {@link startAgentRun} passes through as they are. */
+/** Temporal's start options that {@link startAgentRun} passes through as they are. @public */
 export type AgentRunStartOptions = Pick<
   WorkflowStartOptions,
   | 'workflowIdReusePolicy'
@@ -24,7 +24,7 @@ export type AgentRunStartOptions = Pick<
   | 'retry'
 >;
 
-/** What {@link startAgentRun} takes: the workflow input plus where, under which id and how to start it. */
+/** What {@link startAgentRun} takes: the workflow input plus where, under which id and how to start it. @public */
 export type StartAgentRunOptions = AgentWorkflowInput &
   AgentRunStartOptions & {
     readonly taskQueue: string;
@@ -46,6 +46,7 @@ export type StartAgentRunOptions = AgentWorkflowInput &
 /**
  * The handle of an agent run (`startAgentRun`): `await handle.result()` is its {@link AgentRunOutput}.
  * A retried workflow keeps its run id (`firstExecutionRunId`), so effects are not applied again.
+ * @public
  */
 export type AgentRunHandle = WorkflowHandleWithFirstExecutionRunId<
   (input: AgentWorkflowInput) => Promise<AgentRunOutput>
@@ -58,6 +59,7 @@ export type AgentRunHandle = WorkflowHandleWithFirstExecutionRunId<
  * Temporal's start options (id reuse and conflict policies, memo, search attributes, static
  * summary and details, the workflow retry policy) pass through; the static summary
  * defaults to `agent <name>`, so the UI's list says which agent a run is.
+ * @public
  */
 export async function startAgentRun(client: Client, options: StartAgentRunOptions): Promise<AgentRunHandle> {
   const {

@@ -5,7 +5,7 @@ import type { ConversationRef } from './conversation-ref.js';
 import type { ApprovalRecord } from './approval-types.js';
 import type { RunEffectReport } from './run-effect-report.js';
 
-/** What the progress query answers while an agent runs. */
+/** What the progress query answers while an agent runs. @public */
 export interface AgentProgress {
   readonly runId: string;
   readonly agent: string;
@@ -26,7 +26,7 @@ export interface AgentProgress {
   readonly approvals?: ApprovalRecord[];
 }
 
-/** Query `chamvi.progress`: the current step and the effects so far. */
+/** Query `chamvi.progress`: the current step and the effects so far. @public */
 export const agentProgressQuery = { type: 'query', name: 'chamvi.progress' } as QueryDefinition<
   AgentProgress,
   [],

@@ -18,7 +18,7 @@ export interface ApprovalPlan {
   readonly fingerprint?: string;
 }
 
-/** A call waiting for a decision, as the `chamvi.pendingApprovals` query lists it. */
+/** A call waiting for a decision, as the `chamvi.pendingApprovals` query lists it. @public */
 export interface PendingApproval {
   readonly runId: string;
   readonly agent: string;
@@ -61,7 +61,7 @@ export interface ApprovalDecision {
   readonly approver?: string;
 }
 
-/** How a call's approval ended, as the run's result and the decision update report it. */
+/** How a call's approval ended, as the run's result and the decision update report it. @public */
 export interface ApprovalRecord {
   readonly toolCallId: string;
   readonly toolName: string;

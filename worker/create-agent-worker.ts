@@ -8,7 +8,7 @@ import { resolveTemporalConnection } from './connection-settings.js';
 import { checkEffectStore } from './effect-store-check.js';
 import { workerHealthFromEnv, workerHealthPlugin, type WorkerHealthOptions } from './worker-health.js';
 
-/** What {@link createAgentWorker} takes. */
+/** What {@link createAgentWorker} takes. @public */
 export interface AgentWorkerOptions extends Omit<ChamviPluginOptions, 'store' | 'stream'> {
   readonly taskQueue: string;
   /**
@@ -31,6 +31,7 @@ export interface AgentWorkerOptions extends Omit<ChamviPluginOptions, 'store' | 
    * `store`: `postgres://…` wakes readers with LISTEN/NOTIFY, an SQLite path makes them poll), or
    * `true` for the same place as `store` (which must then be a spec). Default: no stream; the
    * steps call the model with `generateText` as without this option.
+   * @beta @experimental
    */
   readonly stream?: RunStreamStore | string | true;
   /**
@@ -66,6 +67,7 @@ export interface AgentWorkerOptions extends Omit<ChamviPluginOptions, 'store' | 
  * @throws EffectStoreUnavailableError when the store cannot be opened; nothing else is started then.
  * @throws InvalidApprovalSecretError when `approvalSecret` (or `CHAMVI_APPROVAL_SECRET`) is under 16 bytes.
  * @throws WorkerHealthError for an unusable `CHAMVI_HEALTH_PORT`.
+ * @public
  */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
   const health = options.health === false ? undefined : (options.health ?? workerHealthFromEnv());

@@ -16,7 +16,7 @@ import type {
   StoreActivityOptions,
 } from '../common/index.js';
 
-/** One model step of a run, as the run's result lists it. */
+/** One model step of a run, as the run's result lists it. @public */
 export interface StepSummary {
   readonly step: number;
   readonly text: string;
@@ -24,7 +24,7 @@ export interface StepSummary {
   readonly toolCalls: ReadonlyArray<{ readonly toolCallId: string; readonly toolName: string }>;
 }
 
-/** Where a run stands between steps: enough to resume it (continue-as-new carries it). */
+/** Where a run stands between steps: enough to resume it (continue-as-new carries it). @public */
 export interface AgentCheckpoint {
   readonly runId: string;
   /** Steps done so far. */
@@ -39,7 +39,7 @@ export interface AgentCheckpoint {
   readonly approvals?: ApprovalRecord[];
 }
 
-/** What {@link runAgentLoop} takes. Exactly one of `prompt`, `messages` or `checkpoint` starts the conversation. */
+/** What {@link runAgentLoop} takes. Exactly one of `prompt`, `messages` or `checkpoint` starts the conversation. @public */
 export interface AgentLoopOptions {
   /** Name of an agent registered on the worker. */
   readonly agent: string;
@@ -70,7 +70,7 @@ export interface AgentLoopOptions {
   readonly beforeStep?: (checkpoint: AgentCheckpoint) => Promise<void> | void;
 }
 
-/** What a run returns. */
+/** What a run returns. @public */
 export interface AgentRunOutput {
   readonly runId: string;
   /** The model's final text. */
@@ -108,6 +108,7 @@ export interface AgentRunOutput {
  * one and the messages not stored yet (the step's tool results), so a step adds the same few bytes
  * to the history however long the run is. Runs begun before 0.3 finish the way they began (see
  * `ConversationState`).
+ * @public
  */
 export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunOutput> {
   const start = startingPoint(options);

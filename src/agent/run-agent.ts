@@ -15,12 +15,12 @@ import type { Agent } from './define-agent.js';
 import { toolsContextFor } from './tools-context.js';
 import { wrapToolsForRun } from './wrap-tools-for-run.js';
 
-/** The prompt of a run: a text prompt or a message list. */
+/** The prompt of a run: a text prompt or a message list. @public */
 export type AgentPrompt =
   | { readonly prompt: string; readonly messages?: never }
   | { readonly messages: ModelMessage[]; readonly prompt?: never };
 
-/** What {@link runAgent} takes besides the agent. */
+/** What {@link runAgent} takes besides the agent. @public */
 export type RunAgentOptions = AgentPrompt & {
   /** Where effect results are recorded. Reuse it (with the same `runId`) to resume a run without re-applying effects. */
   readonly store: IEffectStore;
@@ -38,7 +38,7 @@ export type RunAgentOptions = AgentPrompt & {
   readonly logger?: EffectLogger;
 };
 
-/** What a run resolves with. */
+/** What a run resolves with. @public */
 export interface AgentRunResult {
   readonly runId: string;
   /** The model's final text. */
@@ -61,6 +61,7 @@ export interface AgentRunResult {
  *
  * Tool errors go back to the model as the AI SDK does, except definition bugs (a 0.1-era
  * `ctx.runId` read, an `effectKey` returning no usable key): those end the loop and reject the run.
+ * @public
  */
 export async function runAgent(agent: Agent, options: RunAgentOptions): Promise<AgentRunResult> {
   const runId = options.runId ?? randomUUID();

@@ -2,7 +2,7 @@ import type { OutputInterface, ToolLoopAgent, ToolLoopAgentSettings, ToolSet } f
 import { UnsupportedAgentSettingError } from '../errors/unsupported-agent-setting-error.js';
 import type { AgentRuntimeContext } from './agent-settings.js';
 
-/** An AI SDK `ToolLoopAgent`, or the settings object one is made from (without `toolsContext`: a run gives every tool its `ToolContext`). */
+/** An AI SDK `ToolLoopAgent`, or the settings object one is made from (without `toolsContext`: a run gives every tool its `ToolContext`). @public */
 export type ToolLoopAgentSource<
   TOOLS extends ToolSet = ToolSet,
   RUNTIME_CONTEXT extends AgentRuntimeContext = AgentRuntimeContext,

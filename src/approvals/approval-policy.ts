@@ -6,6 +6,7 @@ import type { ToolContext } from '../context/tool-context.js';
  * the call, `approved` runs it without asking, `denied` refuses it without asking, and
  * `user-approval` makes the run wait for a person's decision. Object forms carry a reason (shown
  * to the approver for `user-approval`, told to the model for `denied`).
+ * @public
  */
 export type ApprovalStatus =
   | undefined
@@ -16,7 +17,7 @@ export type ApprovalStatus =
   | { readonly type: 'not-applicable'; readonly reason?: never }
   | { readonly type: 'approved' | 'denied' | 'user-approval'; readonly reason?: string };
 
-/** What a per-tool approval function gets besides the input (AI SDK 7's `SingleToolApprovalFunction` options). */
+/** What a per-tool approval function gets besides the input (AI SDK 7's `SingleToolApprovalFunction` options). @public */
 export interface ToolApprovalCallOptions {
   readonly toolCallId: string;
   readonly messages: ModelMessage[];
@@ -24,13 +25,14 @@ export interface ToolApprovalCallOptions {
   readonly toolContext: ToolContext;
 }
 
-/** One tool's approval rule: a status, or a function of the call's input and context. */
+/** One tool's approval rule: a status, or a function of the call's input and context. @public */
 export type ToolApprovalRule =
   ApprovalStatus | ((input: never, options: ToolApprovalCallOptions) => ApprovalStatus | PromiseLike<ApprovalStatus>);
 
 /**
  * AI SDK 7's `toolApproval` configuration, evaluated for every call of the agent: a rule per tool
  * name, or one function for every call.
+ * @public
  */
 export type ToolApprovalSettings =
   | Readonly<Record<string, ToolApprovalRule>>

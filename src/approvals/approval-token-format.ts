@@ -6,6 +6,7 @@
 /**
  * What an approval token is bound to: one decision on one request of one tool call of one run,
  * for exactly the input the approver saw, optionally until a deadline.
+ * @public
  */
 export interface ApprovalClaims {
   /** The logical run id (`ctx.run.runId`). */

@@ -1,9 +1,9 @@
 import { InvalidToolContextError, LegacyContextFieldError } from '../errors/errors.js';
 
-/** JSON-like data a run carries (its trigger, state and artifacts). */
+/** JSON-like data a run carries (its trigger, state and artifacts). @public */
 export type RunData = Readonly<Record<string, unknown>>;
 
-/** The logical run an effect belongs to. */
+/** The logical run an effect belongs to. @public */
 export interface RunInfo {
   /**
    * Stable id of the logical run. Effect keys start with it, so it must not change across
@@ -30,6 +30,7 @@ export interface RunInfo {
  * object given to `wrapToolsForRun` reaches the hooks through a guarded view of it (see
  * {@link guardToolContext}). (A type alias rather than an interface so that it satisfies the AI
  * SDK's `Context` record type.)
+ * @public
  */
 export type ToolContext<State extends RunData = RunData> = {
   readonly run: RunInfo;

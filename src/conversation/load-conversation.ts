@@ -2,7 +2,7 @@ import type { ModelMessage } from 'ai';
 import type { ConversationStore } from '../stores/conversation-store.js';
 import { ConversationLog, messagesOf } from './conversation-log.js';
 
-/** What {@link loadConversation} reads: an agent run's output or progress, or just its run id and conversation reference. */
+/** What {@link loadConversation} reads: an agent run's output or progress, or just its run id and conversation reference. @public */
 export interface ConversationSource {
   readonly runId: string;
   /** The key of the conversation's last stored entry, and the messages not stored yet. */
@@ -26,6 +26,7 @@ export interface ConversationSource {
  *
  * @throws ConversationEntryMissingError when the store lacks an entry (another store, or pruned).
  * @throws ConversationEntryCorruptError when a stored entry is not what the run wrote (every entry is checked).
+ * @public
  */
 export async function loadConversation(store: ConversationStore, source: ConversationSource): Promise<ModelMessage[]> {
   if (source.conversation === undefined) return [...((source.messages ?? []) as ModelMessage[])];

@@ -9,7 +9,7 @@ import { InvalidEffectToolError } from '../errors/errors.js';
  */
 export const EFFECT_TOOL = Symbol.for('@chamvi/temporal/effect-tool');
 
-/** The two optional hooks an effect tool adds to an AI SDK tool definition. */
+/** The two optional hooks an effect tool adds to an AI SDK tool definition. @public */
 export interface EffectToolHooks<INPUT, OUTPUT, CONTEXT extends ToolContext = ToolContext> {
   /**
    * The effect key of a call: calls with equal keys are one effect, applied at most once.
@@ -33,7 +33,7 @@ export interface EffectToolHooks<INPUT, OUTPUT, CONTEXT extends ToolContext = To
   ) => NoInfer<OUTPUT> | undefined | PromiseLike<NoInfer<OUTPUT> | undefined>;
 }
 
-/** What {@link defineEffectTool} takes: an AI SDK tool definition with `execute`, plus the hooks. */
+/** What {@link defineEffectTool} takes: an AI SDK tool definition with `execute`, plus the hooks. @public */
 export type EffectToolDefinition<INPUT, OUTPUT, CONTEXT extends ToolContext = ToolContext> = Tool<
   INPUT,
   OUTPUT,
@@ -47,6 +47,7 @@ export type EffectToolDefinition<INPUT, OUTPUT, CONTEXT extends ToolContext = To
  * symbol, an enumerable own property that a spread copies) is a runtime mark checked by
  * {@link isEffectTool}; it is left out of the type so that declaration files of modules exporting
  * effect tools can name it.
+ * @public
  */
 export type EffectTool<
   INPUT = unknown,
@@ -68,6 +69,7 @@ export type EffectTool<
  * it rather than run it without the protocol (see {@link assertNoStrayHooks}).
  *
  * @throws InvalidEffectToolError when `execute` is missing or a hook is not a function.
+ * @public
  */
 export function defineEffectTool<INPUT, OUTPUT, CONTEXT extends ToolContext = ToolContext>(
   definition: EffectToolDefinition<INPUT, OUTPUT, CONTEXT>,

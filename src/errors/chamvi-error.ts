@@ -6,6 +6,7 @@ const brand = Symbol.for('@chamvi/temporal/error');
  * `name` is stable (it becomes the failure `type` when Temporal serialises the error), and
  * `isInstance` recognises errors from another realm or another copy of the library (jest
  * sandboxes, the workflow bundle), where `instanceof` fails.
+ * @public
  */
 export abstract class ChamviError extends Error {
   /** Stable name of the error class; subclasses override it. */

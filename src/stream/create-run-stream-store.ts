@@ -10,7 +10,7 @@ import {
 } from './run-stream-options.js';
 import { SqliteRunStreamStore } from './sqlite-run-stream.js';
 
-/** What {@link createRunStreamStore} takes besides the spec. */
+/** What {@link createRunStreamStore} takes besides the spec. @beta @experimental */
 export interface CreateRunStreamStoreOptions {
   /**
    * Table of the batches (and `<table>_head`, each stream's last cursor; PostgreSQL's `LISTEN`
@@ -35,6 +35,7 @@ export interface CreateRunStreamStoreOptions {
  *
  * @throws InvalidEffectStoreSpecError for a malformed spec, or an option outside its range (the
  *   message names the option and the range).
+ * @beta @experimental
  */
 export function createRunStreamStore(spec: string, options: CreateRunStreamStoreOptions = {}): RunStreamStore {
   const parsed = parseStoreSpec(spec);
