@@ -9,8 +9,8 @@
 //                        is posted, before its result is recorded (the crash window)
 //   OPENAI_API_KEY / OPENAI_BASE_URL / CHAMVI_MODEL   a real model instead of the scripted one
 import { Octokit } from '@octokit/rest';
-import { defineAgent } from '../src/index.js';
-import type { AgentRegistration } from '../worker/index.js';
+import { defineAgent } from '@chamvi/temporal';
+import type { AgentRegistration } from '@chamvi/temporal/worker';
 import { demoModel } from './model.js';
 import { createDemoCommentTool, createDemoLabelTool } from './tools.js';
 

@@ -1,4 +1,5 @@
-import { TestWorkflowEnvironment, type LocalTestWorkflowEnvironmentOptions } from '@temporalio/testing';
+import type * as temporalTesting from '@temporalio/testing';
+import type { LocalTestWorkflowEnvironmentOptions, TestWorkflowEnvironment } from '@temporalio/testing';
 import { join } from 'node:path';
 import { findTemporalBinary } from './temporal-binaries.js';
 import { TemporalServerNotFoundError } from './temporal-server-not-found-error.js';
@@ -25,6 +26,7 @@ export interface DevServerEnvironmentOptions {
  * @public
  */
 export async function createTimeSkippingEnvironment(): Promise<TestWorkflowEnvironment> {
+  const { TestWorkflowEnvironment } = await testingPackage();
   const path = findTemporalBinary('test-server');
   if (path !== undefined) {
     return TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
@@ -46,6 +48,7 @@ export async function createTimeSkippingEnvironment(): Promise<TestWorkflowEnvir
 export async function createDevServerEnvironment(
   options: DevServerEnvironmentOptions = {},
 ): Promise<TestWorkflowEnvironment> {
+  const { TestWorkflowEnvironment } = await testingPackage();
   const path = findTemporalBinary('cli');
   const server = {
     ...(path !== undefined ? { executable: { type: 'existing-path' as const, path } } : {}),
@@ -63,6 +66,12 @@ export async function createDevServerEnvironment(
     if (path !== undefined) throw error;
     throw notFound('cli', error);
   }
+}
+
+// Loaded when an environment is created, so that the rest of the kit (the scripted model, the
+// binary lookup) works where the optional peer @temporalio/testing is not installed.
+function testingPackage(): Promise<typeof temporalTesting> {
+  return import('@temporalio/testing');
 }
 
 function notFound(kind: 'test-server' | 'cli', error: unknown): TemporalServerNotFoundError {

@@ -23,7 +23,7 @@ import { PostgresEffectStore } from '../../src/stores/postgres-effect-store.js';
 import { runGit } from '../../src/strategies/index.js';
 import { FaultInjector, type FaultHit, type FaultRule } from '../../testing/fault-injector.js';
 import { LocalGitHubServer } from '../../demo/github/index.js';
-import { IdempotentTicketServer } from '../../testing/http/idempotent-server.js';
+import { IdempotentTicketServer } from '../fixtures/idempotent-server.js';
 import { runAll, summarizeActivities } from '../../testing/run-agent-under-test.js';
 import { createDevServerEnvironment } from '../../testing/test-environment.js';
 import { createAgentWorker } from '../../worker/index.js';

@@ -11,7 +11,7 @@ import type { JetStreamManager } from 'nats';
 import { PostgresEffectStore } from '../../src/stores/postgres-effect-store.js';
 import { runGit } from '../../src/strategies/index.js';
 import { LocalGitHubServer } from '../../demo/github/index.js';
-import { IdempotentTicketServer } from '../../testing/http/idempotent-server.js';
+import { IdempotentTicketServer } from '../fixtures/idempotent-server.js';
 import { createDevServerEnvironment } from '../../testing/test-environment.js';
 import { startAgentRun } from '../../client/start-agent-run.js';
 import { expected, NATS_URL, PG_URL, writeObservations } from './matrix.js';

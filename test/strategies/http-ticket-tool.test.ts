@@ -6,7 +6,7 @@ import { EffectFenceRefusedError } from '../../src/errors/errors.js';
 import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import { idempotentFetch } from '../../src/strategies/index.js';
 import { createTicketTool, ticketEffectKey } from '../../examples/http/ticket-tool.js';
-import { IdempotentTicketServer } from '../../testing/http/idempotent-server.js';
+import { IdempotentTicketServer } from '../fixtures/idempotent-server.js';
 import { attempt, crashAfterEffect } from './crash-after-effect.js';
 import { runAttempt, startPausedAttempt, type AttemptSetup, type PausedAttempt } from './paused-attempt.js';
 
