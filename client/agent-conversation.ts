@@ -82,5 +82,5 @@ async function fromHistory(client: Client, workflowId: string): Promise<Conversa
     }
   }
   if (runId === undefined) throw new Error(`Workflow ${workflowId} has run no model step yet: it has no conversation.`);
-  return { runId, ...(conversation !== undefined ? { conversation } : {}) };
+  return { runId, conversation: conversation ?? { pending: [] } };
 }

@@ -25,7 +25,7 @@ export function approvalClaimsFor(pending: PendingApproval, approved: boolean): 
     toolCallId: pending.toolCallId,
     key: pending.key,
     fingerprint: pending.fingerprint !== '' ? pending.fingerprint : inputFingerprint(pending.input),
-    nonce: pending.nonce ?? '',
+    nonce: pending.nonce,
     approved,
   };
 }

@@ -21,9 +21,7 @@ export interface ModelStepInput extends RunRef {
   /** 0-based index of the step within the run. */
   readonly step: number;
   /** The conversation by reference: the activity reads the stored part and stores the rest. */
-  readonly conversation?: ConversationRef;
-  /** The whole conversation: how runs begun before 0.3 call the step (and are answered with `responseMessages`). */
-  readonly messages?: JsonMessage[];
+  readonly conversation: ConversationRef;
   /**
    * The run's step limit when the workflow sets one (`maxSteps` of the run); absent: the agent's.
    * The step that reaches it closes the run's conversation, whatever the model answers.
@@ -59,13 +57,8 @@ export interface ToolCallPlan {
 
 /** Output of the model-step activity. */
 export interface ModelStepResult {
-  /** What the step stored (for an input with `conversation`): the new head, and what the tool calls see. */
+  /** What the step stored: the new head, and what the tool calls see (absent for a `stopped` step). */
   readonly conversation?: ModelStepConversation;
-  /**
-   * Messages to append to the conversation (the assistant message, and errors for invalid calls):
-   * only for an input with `messages` (a run begun before 0.3).
-   */
-  readonly responseMessages?: JsonMessage[];
   readonly text: string;
   readonly finishReason: string;
   readonly toolCalls: ToolCallPlan[];
@@ -80,8 +73,6 @@ export interface ModelStepResult {
   readonly stopped?: boolean;
   /** The step's parsed structured output (agents with `output`, on the final step only), as JSON. */
   readonly output?: unknown;
-  /** Token usage, from steps of runs begun before 0.3 (no longer sent: nothing read it, and it cost the history bytes every step). */
-  readonly usage?: { readonly inputTokens?: number; readonly outputTokens?: number };
 }
 
 /** Input of the effect-call and tool-call activities. */
@@ -96,8 +87,8 @@ export interface ToolCallInput extends RunRef {
    */
   readonly conversation?: CallConversationRef;
   /**
-   * The same, whole: from workflow-side tools (`effectToolCalls`) and runs begun before 0.3. With
-   * neither, the tool sees no messages.
+   * The same, whole: from workflow-side tools (`effectToolCalls`), which hold their AI SDK call's
+   * messages. With neither, the tool sees no messages.
    */
   readonly messages?: JsonMessage[];
   /** Also return the tool's raw result (for workflow-side tools that call effect tools; see `callEffectTool`). */
@@ -144,8 +135,8 @@ export interface VerifyApprovalInput {
   readonly key: string;
   /** The call's input, as the run will hand it to the activity that runs the call. */
   readonly input: unknown;
-  /** The pending request's nonce; absent for a request of a run that asked before 0.3 (none). */
-  readonly nonce?: string;
+  /** The pending request's nonce. */
+  readonly nonce: string;
   readonly approved: boolean;
 }
 

@@ -13,10 +13,10 @@ export interface AgentProgress {
   readonly step: number;
   readonly status: 'running' | 'completed';
   /**
-   * The conversation so far, by reference (runs begun since 0.3): the key of its last stored entry
-   * and the messages not stored yet; `loadConversation(store, progress)` reads it.
+   * The conversation so far, by reference: the key of its last stored entry and the messages not
+   * stored yet; `loadConversation(store, progress)` reads it.
    */
-  readonly conversation?: ConversationRef;
+  readonly conversation: ConversationRef;
   /** Effect calls so far, in order: every one, also those that failed or were denied. */
   readonly effects: RunEffectReport[];
   /**

@@ -25,8 +25,7 @@ export interface ApprovalClaims {
   /**
    * The pending request's nonce (a pending approval lists it as `nonce`): the run draws a new one
    * each time a call asks for a decision, so a token answers that one request and no later call
-   * with the same call id and input (the next step's, a reset run's). Empty only for a request
-   * of a run that asked before 0.3, which had none.
+   * with the same call id and input (the next step's, a reset run's).
    */
   readonly nonce: string;
   /** The decision itself: a token minted to approve cannot deny, and the other way round. */

@@ -6,9 +6,7 @@ import { ConversationLog, messagesOf } from './conversation-log.js';
 export interface ConversationSource {
   readonly runId: string;
   /** The key of the conversation's last stored entry, and the messages not stored yet. */
-  readonly conversation?: { readonly head?: string; readonly pending?: readonly unknown[] };
-  /** The whole conversation, as the outputs of runs begun before 0.3 hold it. */
-  readonly messages?: readonly unknown[];
+  readonly conversation: { readonly head?: string; readonly pending?: readonly unknown[] };
 }
 
 /**
@@ -29,7 +27,6 @@ export interface ConversationSource {
  * @public
  */
 export async function loadConversation(store: ConversationStore, source: ConversationSource): Promise<ModelMessage[]> {
-  if (source.conversation === undefined) return [...((source.messages ?? []) as ModelMessage[])];
   const entries = await new ConversationLog(store).load(source.runId, source.conversation.head);
   return [...messagesOf(entries), ...(source.conversation.pending ?? [])] as ModelMessage[];
 }
