@@ -20,10 +20,10 @@ export interface AgentProgress {
   /** Effect calls so far, in order: every one, also those that failed or were denied. */
   readonly effects: RunEffectReport[];
   /**
-   * Approval decisions of the steps whose calls all ended, in order (absent from workers before
-   * 0.3). A call waiting for a decision is in the `chamvi.pendingApprovals` query instead.
+   * Approval decisions of the steps whose calls all ended, in order. A call waiting for a decision
+   * is in the `chamvi.pendingApprovals` query instead.
    */
-  readonly approvals?: ApprovalRecord[];
+  readonly approvals: ApprovalRecord[];
 }
 
 /** Query `chamvi.progress`: the current step and the effects so far. @public */

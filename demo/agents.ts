@@ -1,5 +1,5 @@
-// The demo's agents module, loaded by `chamvi worker --agents <this file>` (chamvi dev starts two
-// such workers; the docker-compose worker runs it too). Configured by env:
+// The demo's agents module, loaded by `chamvi worker --agents <this file>` (the demo, npm start,
+// starts two such workers; the docker-compose worker runs it too). Configured by env:
 //   CHAMVI_GITHUB_URL    GitHub REST API base (default https://api.github.com; the demo's local tracker)
 //   CHAMVI_GITHUB_TOKEN  token the bot writes with (default bot-token, the local tracker's)
 //   CHAMVI_GITHUB_REPO   owner/repo (default acme/widgets)

@@ -33,7 +33,7 @@ export interface AgentCheckpoint {
   readonly conversation: ConversationRef;
   readonly steps: StepSummary[];
   readonly effects: RunEffectReport[];
-  /** Approval decisions so far (absent in checkpoints of older versions). */
+  /** Approval decisions so far (absent: none). */
   readonly approvals?: ApprovalRecord[];
 }
 
@@ -208,7 +208,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
 
 function startingPoint(options: AgentLoopOptions): AgentCheckpoint {
   if (options.checkpoint !== undefined) {
-    // A checkpoint's type says `conversation`; one written by 0.2 workers carried `messages` instead.
+    // A checkpoint's type says `conversation`; one of a run that kept it in the history carried `messages`.
     if ((options.checkpoint as Partial<AgentCheckpoint>).conversation === undefined) {
       throw conversationInHistory('it continues from a checkpoint without a conversation reference');
     }

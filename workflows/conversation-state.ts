@@ -53,8 +53,9 @@ export class ConversationState {
 
 /**
  * A run that keeps its conversation in the event history (begun by, or a step answered by, a
- * worker of @chamvi/temporal 0.2) cannot go on here. A plain `Error` fails the workflow task, not
- * the run: the run waits, and goes on once workers that can run it poll the task queue again.
+ * worker of the release before the conversation moved to the store) cannot go on here. A plain
+ * `Error` fails the workflow task, not the run: the run waits, and goes on once workers that can
+ * run it poll the task queue again.
  */
 export function conversationInHistory(what: string): Error {
   return new Error(

@@ -59,7 +59,7 @@ export interface AgentRunResult {
  * whose keys are recorded return their recorded results. This engine has no retries of its own;
  * for durable runs use the Temporal workflow.
  *
- * Tool errors go back to the model as the AI SDK does, except definition bugs (a 0.1-era
+ * Tool errors go back to the model as the AI SDK does, except definition bugs (a legacy
  * `ctx.runId` read, an `effectKey` returning no usable key): those end the loop and reject the run.
  * @public
  */
@@ -115,7 +115,7 @@ function parsedOutput(read: () => unknown): unknown {
 
 /**
  * The first tool error in `steps` that is a bug in a tool's definition rather than something the
- * model could react to: a 0.1-era context field read (`ctx.runId`), or an `effectKey` that returned
+ * model could react to: a legacy context field read (`ctx.runId`), or an `effectKey` that returned
  * no usable key. The AI SDK would hand such errors to the model as tool errors and carry on; the run
  * fails with them instead, loudly. Other tool errors (a failing remote, `ToolNotAllowedError`) go
  * back to the model as the AI SDK does.

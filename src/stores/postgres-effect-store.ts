@@ -165,7 +165,7 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims, Conversa
         if (changes < batch) break;
       }
     }
-    // Executions and 0.3 run rows whose run has no entries left: bookkeeping, not counted.
+    // Executions and run rows whose run has no entries left: bookkeeping, not counted.
     await this.conn.exec(this.conv.pruneExecutions, [PRUNE_BATCH, ...ages]);
     await this.conn.exec(this.conv.pruneRuns, [PRUNE_BATCH, ...ages]);
     return deleted;

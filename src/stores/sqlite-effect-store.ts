@@ -188,7 +188,7 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims, Conversati
         if (changes < batch) break;
       }
     }
-    // Executions and 0.3 run rows whose run has no entries left: bookkeeping, not counted.
+    // Executions and run rows whose run has no entries left: bookkeeping, not counted.
     await this.conn.run((sql) => {
       sql.conversation.pruneExecutions.run({ n: PRUNE_BATCH, ...ages });
       sql.conversation.pruneRuns.run({ n: PRUNE_BATCH, ...ages });

@@ -1,6 +1,6 @@
-// The approval gate under hostile or broken input (issue 23, items 12–15), on the Temporal dev
-// server: unlike the time-skipping test server, it writes nothing to the history for an update
-// its validator rejects, as production servers do, so history growth is measured as it would be.
+// The approval gate under hostile or broken input, on the Temporal dev server: unlike the
+// time-skipping test server, it writes nothing to the history for an update its validator
+// rejects, as production servers do, so history growth is measured as it would be.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Context } from '@temporalio/activity';
 import { WorkflowFailedError, type ApplicationFailure, type WorkflowHandle } from '@temporalio/client';
@@ -121,7 +121,7 @@ async function historyOf(handle: WorkflowHandle) {
   return { events: events.length, verifications };
 }
 
-describe('a short approval secret (issue 23, item 12)', () => {
+describe('a short approval secret', () => {
   it('a worker or plugin given an approval secret under 16 bytes is not created: InvalidApprovalSecretError says the minimum and how to make one', async () => {
     const { agent } = deployer([]);
     const refusal = expect.objectContaining({
@@ -237,7 +237,7 @@ describe('a short approval secret (issue 23, item 12)', () => {
   }, 60_000);
 });
 
-describe('decisions that cost the run nothing (issue 23, item 13)', () => {
+describe('decisions that cost the run nothing', () => {
   it('300 garbage decisions are refused before anything is written: the history grows only by the 5 whose claims are right, and a valid decision still goes through', async () => {
     const { agent, deployed } = deployer([{ toolCalls: [deployCall('prod')] }, { text: 'Deployed.' }]);
     const { result, grown } = await withWorker(agent, async (taskQueue) => {
@@ -352,7 +352,7 @@ describe('valid decisions are never rationed', () => {
   }, 60_000);
 });
 
-describe('a decision answers one request (issue 23, item 14)', () => {
+describe('a decision answers one request', () => {
   it('the step-0 approval of a deploy, replayed on the step-1 call with the same id and input, is refused; so is an expired token; the call waits for its own', async () => {
     const { agent, deployed } = deployer([
       { toolCalls: [deployCall('prod', 'deploy-1')] },
@@ -394,7 +394,7 @@ describe('a decision answers one request (issue 23, item 14)', () => {
   }, 60_000);
 });
 
-describe('one id, two calls (issue 23, item 15)', () => {
+describe('one id, two calls', () => {
   /** The run's failure: the model step's (an activity failure's cause), or the workflow's own. */
   async function failureOf(handle: WorkflowHandle): Promise<ApplicationFailure | undefined> {
     const error = await within(20_000, 'the run failing', handle.result()).then(

@@ -143,7 +143,7 @@ describe('approval tokens', () => {
 
 describe('approval tokens of older versions', () => {
   it('a v1 token (bound to run, call, key and decision, not the input) is refused: minted by an older version, mint it again', () => {
-    // A genuine v1 token, signed as 0.2 signed it, with the workers' own secret.
+    // A genuine v1 token, signed as the v1 format signs it, with the workers' own secret.
     const payload = Buffer.from(JSON.stringify(['run-1', 'call-1', 'run-1:comment:7', 'approve'])).toString(
       'base64url',
     );

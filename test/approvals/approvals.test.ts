@@ -175,7 +175,7 @@ describe('durable approval of effect tools (time-skipping server)', () => {
       return handle.result();
     });
     expect(commentsOn(github, issue)).toBe(0);
-    // The report lists the denied call too (issue 15): nothing ran, 0 attempts.
+    // The report lists the denied call too: nothing ran, 0 attempts.
     expect(result.effects).toEqual([
       expect.objectContaining({
         toolName: 'comment',

@@ -1,4 +1,4 @@
-// `chamvi show <workflow id>`: a run's conversation, read from the store (issue 16).
+// `chamvi show <workflow id>`: a run's conversation, read from the store.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { randomUUID } from 'node:crypto';

@@ -192,7 +192,7 @@ describe('agent workflow on the time-skipping server', () => {
     expect(github.requests).toBe(before);
     expect(commentsOn(github, issue)).toBe(0);
     expect(types.filter((t) => t === 'chamvi.effectCall')).toHaveLength(1);
-    // The report lists the refused call as failed after its one attempt (issue 15).
+    // The report lists the refused call as failed after its one attempt.
     expect(result.effects).toEqual([
       expect.objectContaining({
         toolName: 'comment',

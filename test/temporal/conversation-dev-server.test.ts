@@ -1,4 +1,4 @@
-// The conversation in the store across what only a full Temporal server does (issue 16): a reset
+// The conversation in the store across what only a full Temporal server does: a reset
 // to the middle of a run, and a run finished by a new worker process whose caches are empty.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';

@@ -1,4 +1,4 @@
-// The conversation out of the event history (issue 16), on the time-skipping server: long runs
+// The conversation out of the event history, on the time-skipping server: long runs
 // with large tool results stay in one execution under Temporal's payload limit, continue-as-new
 // carries a reference, and a model step retried after it wrote the conversation continues from
 // the store.

@@ -1,4 +1,4 @@
-// The conversation store as an adversary writes it, on the time-skipping server (issue 23): a user
+// The conversation store as an adversary writes it, on the time-skipping server: a user
 // message edited in the SQLite or PostgreSQL entries table between two steps fails the run with a
 // named error before the model sees it, and two executions sharing a run id each keep the
 // conversation until they end, whatever the other does.
