@@ -120,7 +120,7 @@ const MAX_SEEN_KEYS = 50_000;
  * const faults = new FaultInjector({ point: 'after-effect', attempt: 1 }); // crash once, after the effect
  * await runAgentUnderTest({ agents, store, prompt, faults });              // wraps both for you
  * await createAgentWorker({ ..., agents: faults.wrapAgents(agents), store: faults.wrapStore(store) });
- * wrapToolsForRun(faults.wrapTools(tools), ctx, faults.wrapStore(store));  // outside Temporal
+ * await runAgent(faults.wrapAgent(agent), { prompt, store: faults.wrapStore(store) }); // outside Temporal
  * ```
  *
  * The points are listed in {@link FaultPoint}; tools may add their own with {@link at}. Store

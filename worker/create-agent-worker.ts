@@ -27,7 +27,7 @@ export interface AgentWorkerOptions extends Omit<ChamviPluginOptions, 'store' | 
   /**
    * Stream the model steps to the user's screen: where each step writes its text, reasoning and
    * tool-call deltas as they arrive (readers: `runUIMessageStream`, `readRunStream` from
-   * `@chamvi/temporal/stream`). A store, a spec the worker opens and closes itself (the forms of
+   * `@chamvi/temporal/client`). A store, a spec the worker opens and closes itself (the forms of
    * `store`: `postgres://…` wakes readers with LISTEN/NOTIFY, an SQLite path makes them poll), or
    * `true` for the same place as `store` (which must then be a spec). Default: no stream; the
    * steps call the model with `generateText` as without this option.
@@ -59,10 +59,13 @@ export interface AgentWorkerOptions extends Omit<ChamviPluginOptions, 'store' | 
 }
 
 /**
- * Creates a Temporal worker that runs the given agents: it checks the effect store, registers the
- * agents' activities and bundles the agent workflows (through {@link chamviPlugin}). Run it with
- * `worker.run()` or `worker.runUntil(promise)`; what the worker opened itself (the connection,
- * a store given as a spec) is closed when that run ends.
+ * Creates a Temporal worker that runs the given agents: a convenience over {@link chamviPlugin},
+ * which does the work (activities, workflows, External Storage). It opens what its options name
+ * (a connection from `address` / `profile` / the `TEMPORAL_*` variables, a store or a stream given
+ * as a spec), reads the store once, and calls `Worker.create({ ...workerOptions, connection,
+ * taskQueue, plugins: [...workerOptions.plugins, health, chamviPlugin(options)] })`. A worker you
+ * create yourself gets the same agents with `plugins: [chamviPlugin({ agents, store })]`. Run it with
+ * `worker.run()` or `worker.runUntil(promise)`; what it opened itself is closed when that run ends.
  *
  * @throws EffectStoreUnavailableError when the store cannot be opened; nothing else is started then.
  * @throws InvalidApprovalSecretError when `approvalSecret` (or `CHAMVI_APPROVAL_SECRET`) is under 16 bytes.
