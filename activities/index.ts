@@ -11,11 +11,6 @@ import { ConversationLog } from '../src/conversation/conversation-log.js';
 import type { ChamviPluginOptions } from '../worker/chamvi-plugin.js';
 import { abortGraceOption } from '../src/effects/lease-keeper.js';
 
-export { AgentRegistry, type AgentEntry, type AgentRegistration } from './agent-registry.js';
-export { APPROVAL_SECRET_ENV } from './approval-activities.js';
-export { EFFECT_METRICS } from './effect-telemetry.js';
-export { ModelCallFailedError, ModelCallRejectedError } from './model-call-error.js';
-
 /**
  * What {@link createChamviActivities} takes: the plugin's options for the activities, and whether
  * the worker's data converter offloads large payloads (External Storage), which the plugin knows
