@@ -10,11 +10,13 @@ import { z } from 'zod';
 import { defineEffectTool } from '../src/index.js';
 import { applyEffect } from '../src/effects/effect-protocol.js';
 import { createToolContext } from '../src/context/tool-context.js';
-import { MemoryEffectStore } from '../src/stores/index.js';
-import { type ManagedEffectStore } from '../src/stores/index.js';
+import {
+  MemoryEffectStore,
+  PostgresEffectStore,
+  SqliteEffectStore,
+  type ManagedEffectStore,
+} from '../src/stores/index.js';
 import { storageKey } from '../src/stores/storage-key.js';
-import { SqliteEffectStore } from '../src/stores/index.js';
-import { PostgresEffectStore } from '../src/stores/index.js';
 import { pgStatements } from '../src/stores/postgres-statements.js';
 
 const PG_URL = process.env['CHAMVI_BENCH_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';

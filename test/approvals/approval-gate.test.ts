@@ -21,7 +21,7 @@ import { chamviPlugin, createAgentWorker } from '../../worker/index.js';
 import { approvalClaimsFor, decideApproval, listPendingApprovals } from '../../client/approvals-client.js';
 import { decideApprovalUpdate } from '../../common/approval-handlers.js';
 import { startAgentRun } from '../../client/start-agent-run.js';
-import { type PendingApproval } from '../../common/approval-types.js';
+import type { PendingApproval } from '../../common/approval-types.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';
 import type { duplicateApprovalWorkflow } from '../fixtures/workflows.js';
 

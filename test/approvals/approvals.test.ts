@@ -21,8 +21,8 @@ import { createAgentWorker, type AgentRegistration } from '../../worker/index.js
 import { approvalClaimsFor, decideApproval, listPendingApprovals } from '../../client/approvals-client.js';
 import { approvalDecisionSignal, decideApprovalUpdate } from '../../common/approval-handlers.js';
 import { startAgentRun } from '../../client/start-agent-run.js';
-import { type AgentRunOutput } from '../../workflows/agent-loop.js';
-import { type PendingApproval } from '../../common/approval-types.js';
+import type { AgentRunOutput } from '../../workflows/agent-loop.js';
+import type { PendingApproval } from '../../common/approval-types.js';
 import { commentsOn, createResponder, OWNER, openIssue, REPO } from '../fixtures/responder.js';
 import { runCli } from '../product/run-cli.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';

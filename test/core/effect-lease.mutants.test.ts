@@ -8,7 +8,7 @@ import { defineEffectTool } from '../../src/index.js';
 import { applyEffect } from '../../src/effects/effect-protocol.js';
 import { EffectBusyError } from '../../src/errors/errors.js';
 import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
-import { type ClaimRequest, type ClaimResult } from '../../src/stores/effect-store.js';
+import type { ClaimRequest, ClaimResult } from '../../src/stores/effect-store.js';
 import { callOptions, makeCtx, silentLogger } from './helpers.js';
 
 /** A memory store that counts the claims it was asked for. */

@@ -14,12 +14,7 @@ import {
 import { applyEffect, resolveEffectKey, type EffectCall } from '../../src/effects/effect-protocol.js';
 import { EffectResultNotSerializableError, EffectStoreError, InvalidEffectKeyError } from '../../src/errors/errors.js';
 import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
-import {
-  type ClaimRequest,
-  type ClaimResult,
-  type ClaimToken,
-  type FencedResult,
-} from '../../src/stores/effect-store.js';
+import type { ClaimRequest, ClaimResult, ClaimToken, FencedResult } from '../../src/stores/effect-store.js';
 import { callOptions, captureLogger, deferred, FlakyStore, makeCtx, PlainStore, silentLogger } from './helpers.js';
 
 /** A memory store that keeps what the protocol handed it. */

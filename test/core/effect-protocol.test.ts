@@ -17,7 +17,7 @@ import { applyEffect } from '../../src/effects/effect-protocol.js';
 import { EffectBusyError, EffectStoreError } from '../../src/errors/errors.js';
 import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import { wrapToolsForRun } from '../../src/agent/wrap-tools-for-run.js';
-import { type ClaimRequest, type ClaimToken, type FencedResult } from '../../src/stores/effect-store.js';
+import type { ClaimRequest, ClaimToken, FencedResult } from '../../src/stores/effect-store.js';
 import { SqliteEffectStore } from '../../src/stores/sqlite-effect-store.js';
 import { callOptions, captureLogger, deferred, FlakyStore, makeCtx, PlainStore, silentLogger } from './helpers.js';
 

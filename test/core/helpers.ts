@@ -12,12 +12,7 @@ import {
 } from '../../src/index.js';
 import { createToolContext, type ToolContextInit } from '../../src/context/tool-context.js';
 import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
-import {
-  type ClaimRequest,
-  type ClaimResult,
-  type ClaimToken,
-  type FencedResult,
-} from '../../src/stores/effect-store.js';
+import type { ClaimRequest, ClaimResult, ClaimToken, FencedResult } from '../../src/stores/effect-store.js';
 
 export const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { defineEffectTool } from '../../src/index.js';
 import { applyEffect } from '../../src/effects/effect-protocol.js';
 import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
-import { type ClaimToken, type FencedResult } from '../../src/stores/effect-store.js';
+import type { ClaimToken, FencedResult } from '../../src/stores/effect-store.js';
 import { callOptions, captureLogger, makeCtx, silentLogger } from './helpers.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

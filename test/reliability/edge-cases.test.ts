@@ -12,7 +12,7 @@ import { applyEffect } from '../../src/effects/effect-protocol.js';
 import { createToolContext } from '../../src/context/tool-context.js';
 import { EffectResultNotSerializableError } from '../../src/errors/errors.js';
 import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
-import { type ClaimRequest, type ClaimResult } from '../../src/stores/effect-store.js';
+import type { ClaimRequest, ClaimResult } from '../../src/stores/effect-store.js';
 import { PostgresEffectStore } from '../../src/stores/postgres-effect-store.js';
 import type { ToolSet } from 'ai';
 import { FaultInjector } from '../../testing/fault-injector.js';

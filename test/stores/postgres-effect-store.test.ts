@@ -5,7 +5,7 @@ import { defineEffectTool } from '../../src/index.js';
 import { applyEffect } from '../../src/effects/effect-protocol.js';
 import { createToolContext } from '../../src/context/tool-context.js';
 import { EffectKeyNotStorableError, EffectStoreError, EffectStoreSchemaError } from '../../src/errors/errors.js';
-import { type ManagedEffectStore } from '../../src/stores/index.js';
+import type { ManagedEffectStore } from '../../src/stores/index.js';
 import { PostgresEffectStore } from '../../src/stores/postgres-effect-store.js';
 import { storageKey } from '../../src/stores/storage-key.js';
 import { effectStoreConformance } from './conformance.js';

@@ -9,8 +9,8 @@ import { applyEffect, type EffectCall } from '../../src/effects/effect-protocol.
 import { createToolContext } from '../../src/context/tool-context.js';
 import { EffectClaimLostError } from '../../src/errors/errors.js';
 import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
-import { type EffectClaims } from '../../src/stores/effect-store.js';
-import { type ManagedEffectStore } from '../../src/stores/index.js';
+import type { EffectClaims } from '../../src/stores/effect-store.js';
+import type { ManagedEffectStore } from '../../src/stores/index.js';
 import { SqliteEffectStore } from '../../src/stores/sqlite-effect-store.js';
 import { PostgresEffectStore } from '../../src/stores/postgres-effect-store.js';
 

@@ -26,7 +26,7 @@ import { scriptedModel, type ScriptEntry } from '../../testing/scripted-model.js
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
 import { createAgentWorker, type AgentRegistration } from '../../worker/index.js';
 import { startAgentRun } from '../../client/start-agent-run.js';
-import { type AgentRunOutput } from '../../workflows/agent-loop.js';
+import type { AgentRunOutput } from '../../workflows/agent-loop.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';
 
 let env: TestWorkflowEnvironment;

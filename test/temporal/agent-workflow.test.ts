@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { defineAgent, defineEffectTool, type IEffectStore } from '../../src/index.js';
 import { loadConversation } from '../../src/conversation/load-conversation.js';
 import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
-import { type ClaimRequest, type ClaimResult } from '../../src/stores/effect-store.js';
+import type { ClaimRequest, ClaimResult } from '../../src/stores/effect-store.js';
 import { SqliteEffectStore } from '../../src/stores/sqlite-effect-store.js';
 import { FAILURE_CATALOGUE, type FailurePolicy } from '../../common/failure-policy.js';
 import { LocalGitHubServer } from '../../demo/github/index.js';
@@ -22,7 +22,7 @@ import { createTimeSkippingEnvironment } from '../../testing/test-environment.js
 import { createAgentWorker, type AgentEntry } from '../../worker/index.js';
 import { agentProgressQuery } from '../../common/agent-progress.js';
 import { startAgentRun } from '../../client/start-agent-run.js';
-import { type AgentRunOutput } from '../../workflows/agent-loop.js';
+import type { AgentRunOutput } from '../../workflows/agent-loop.js';
 import { OWNER, REPO, commentsOn, createResponder, openIssue } from '../fixtures/responder.js';
 import { activityTypes } from '../fixtures/history.js';
 import type { patientAgentWorkflow } from '../fixtures/workflows.js';

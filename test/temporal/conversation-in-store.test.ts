@@ -15,7 +15,7 @@ import { z } from 'zod';
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { defineAgent, defineEffectTool } from '../../src/index.js';
 import { loadConversation } from '../../src/conversation/load-conversation.js';
-import { type ConversationEntry } from '../../src/conversation/conversation-entry.js';
+import type { ConversationEntry } from '../../src/conversation/conversation-entry.js';
 import { SqliteEffectStore } from '../../src/stores/sqlite-effect-store.js';
 import { scriptedModel, type ScriptedStep } from '../../testing/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';

@@ -15,7 +15,7 @@ import { scriptedModel } from '../../testing/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
 import { createAgentWorker } from '../../worker/index.js';
 import { runAgentWorkflow } from '../../client/start-agent-run.js';
-import { type AgentRunOutput } from '../../workflows/agent-loop.js';
+import type { AgentRunOutput } from '../../workflows/agent-loop.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';
 
 const RETENTION_MS = 60_000;

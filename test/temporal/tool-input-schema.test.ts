@@ -18,7 +18,7 @@ import { createTimeSkippingEnvironment } from '../../testing/test-environment.js
 import { createAgentWorker, type AgentRegistration } from '../../worker/index.js';
 import { decideApproval, listPendingApprovals } from '../../client/approvals-client.js';
 import { startAgentRun } from '../../client/start-agent-run.js';
-import { type AgentRunOutput } from '../../workflows/agent-loop.js';
+import type { AgentRunOutput } from '../../workflows/agent-loop.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';
 import type { directEffectCallWorkflow } from '../fixtures/workflows.js';
 
