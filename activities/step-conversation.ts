@@ -10,9 +10,9 @@ export interface StepConversation {
   /**
    * Stores the step's new messages (the input's pending ones, then the answer, except a tool
    * message it ends with) in one write; resolves to the step's conversation result. The write
-   * closes the run's conversation (its
-   * retention starts) when `end` is `last` (no model step follows: the step limit, a met stop
-   * condition), or `answer` and the model answered without a tool message for a next step.
+   * closes the run's conversation (its retention starts) when `end` is `last` (no model step
+   * follows: the step limit, a met stop condition), or `answer` and the model answered without a
+   * tool message for a next step.
    */
   answer(response: readonly JsonMessage[], end: 'answer' | 'last' | 'open'): Promise<ModelStepConversation>;
 }
