@@ -1,8 +1,9 @@
 # The chamvi worker image: `docker compose up` builds it (see docker-compose.yml).
 # Stage 1 packs the package as npm would publish it (`npm pack` builds it first) and writes the
-# worker app that depends on the tarball (scripts/image-app.js). Stage 2 installs that app in a
-# clean folder the way a user installs the package: the tarball plus its peers (Temporal SDK, ai,
-# zod) and what the demo worker needs (pg, @ai-sdk/openai, @octokit/rest), all as dependencies, so
+# worker app that depends on the tarball (scripts/image-app.js), with the demo agents module as
+# its own code (the package does not ship the demo). Stage 2 installs that app in a clean folder
+# the way a user installs the package: the tarball plus its peers (Temporal SDK, ai, zod) and what
+# the demo worker needs (pg, @ai-sdk/openai, @octokit/rest), all as dependencies, so
 # NODE_ENV=production keeps them. test/product/image-runtime.test.ts runs these steps without Docker.
 FROM node:24.11.1-bookworm-slim AS build
 WORKDIR /src

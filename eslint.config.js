@@ -16,8 +16,16 @@ const nodeBuiltins = [
   'stream',
 ];
 
+/** The package's own code reaches itself by relative path: a name import would resolve to dist/ at run time. */
+const selfImport = {
+  group: ['@chamvi/temporal', '@chamvi/temporal/*'],
+  message:
+    'Library code imports its own modules by relative path; only the demo and the examples use the package name.',
+};
+
 /** What code that runs in (or is bundled into) the Temporal workflow sandbox may not import. */
 const sandboxPatterns = [
+  selfImport,
   { group: nodeBuiltins, message: 'Workflow code runs in the Temporal sandbox: no Node builtins.' },
   {
     group: ['ai', 'ai/*', '@ai-sdk/*', 'zod', 'zod/*'],
@@ -110,6 +118,7 @@ export default tseslint.config(
         'error',
         {
           patterns: [
+            selfImport,
             {
               group: ['@temporalio/worker', '@temporalio/activity', '@temporalio/testing', '@temporalio/workflow'],
               message: 'client/ loads @temporalio/client and @temporalio/common only (see client/index.ts).',
@@ -124,8 +133,13 @@ export default tseslint.config(
       ],
     },
   },
-  // Dependencies point one way: cli -> demo -> worker -> activities -> common <- workflows, and
-  // everything -> src. The testing kit is for users' tests; bench/ and test/ stay apart.
+  // Dependencies point one way: worker -> activities -> common <- workflows, and everything -> src;
+  // the CLI builds on the worker and the client. The demo and the examples are apps of the package:
+  // they import it by name. The testing kit is for users' tests; bench/ and test/ stay apart.
+  {
+    files: ['worker/**/*.ts', 'activities/**/*.ts', 'testing/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [selfImport] }] },
+  },
   {
     files: ['src/**/*.ts'],
     rules: {
@@ -133,6 +147,7 @@ export default tseslint.config(
         'error',
         {
           patterns: [
+            selfImport,
             {
               group: ['@temporalio/*', '**/common/*', '**/workflows/*', '**/activities/*', '**/worker/*'],
               message: 'src/ is the engine-agnostic core: no Temporal, no code of the folders built on it.',
@@ -167,8 +182,19 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/cli/*', '**/testing/*', '**/test/*', '**/bench/*'],
-              message: 'The demo sits under the CLI and beside the testing kit: the CLI imports it, not the other way.',
+              group: [
+                '**/src/*',
+                '**/common/*',
+                '**/workflows/*',
+                '**/activities/*',
+                '**/worker/*',
+                '**/client/*',
+                '**/testing/*',
+                '**/test/*',
+                '**/bench/*',
+              ],
+              message:
+                'The demo is an app of the package: it imports @chamvi/temporal by name (and borrows the CLI helpers for flags and output).',
             },
           ],
         },
@@ -182,9 +208,40 @@ export default tseslint.config(
         'error',
         {
           patterns: [
+            selfImport,
             {
-              group: ['**/testing/*', '**/test/*', '**/bench/*'],
-              message: "The CLI builds on the demo and the worker; the testing kit is for users' tests.",
+              group: ['**/demo/*', '**/testing/*', '**/test/*', '**/bench/*'],
+              message:
+                "The CLI builds on the worker and the client; the demo builds on the CLI, and the testing kit is for users' tests.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The examples are what users write: they import the package by name, and each other.
+    files: ['examples/{github,git,http,nats,interop}/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '**/src/*',
+                '**/common/*',
+                '**/workflows/*',
+                '**/activities/*',
+                '**/worker/*',
+                '**/client/*',
+                '**/testing/*',
+                '**/demo/*',
+                '**/cli/*',
+                '**/test/*',
+                '**/bench/*',
+              ],
+              message: 'An example imports @chamvi/temporal by name, as an app does.',
             },
           ],
         },

@@ -5,7 +5,13 @@
 export default {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  moduleNameMapper: {
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+    // The package by name (the demo and the examples import it so), as tsconfig.json's paths.
+    '^@chamvi/temporal$': '<rootDir>/src/index.ts',
+    '^@chamvi/temporal/(stores|strategies|mcp)$': '<rootDir>/src/$1/index.ts',
+    '^@chamvi/temporal/(workflows|worker|client|testing)$': '<rootDir>/$1/index.ts',
+  },
   transform: {
     '^.+\\.ts$': [
       '@swc/jest',

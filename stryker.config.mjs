@@ -1,4 +1,4 @@
-// Mutation testing of the effect protocol and the stores (`npm run mutants`, issue 13): Stryker
+// Mutation testing of the effect protocol and the stores (`npm run mutants`): Stryker
 // mutates src/effects/ and src/stores/ and runs, for each mutant, the tests that covered it in the
 // first run. A measurement like the benchmarks, not part of CI: a full run takes tens of minutes.
 // Results: docs/reliability.md, "Mutation testing". Narrow a run to one file while working on it:

@@ -20,6 +20,7 @@ import type { ToolActivityOptions, ToolCallInput } from '../common/index.js';
  * `tools[toolName]`, field by field (`retry` too); a field left `undefined` in a layer keeps the
  * layer below. They travel to the workflow with each step's plan, so changing them needs a worker
  * restart only, not new workflow code.
+ * @public
  */
 export interface AgentRegistration {
   readonly agent: Agent;
@@ -46,7 +47,7 @@ export interface AgentRegistration {
   readonly onApprovalTimeout?: 'deny' | 'approve';
 }
 
-/** What a worker accepts for each agent: the agent itself, or a registration with settings. */
+/** What a worker accepts for each agent: the agent itself, or a registration with settings. @public */
 export type AgentEntry = Agent | AgentRegistration;
 
 /** The agents a worker serves, by name. */

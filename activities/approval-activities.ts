@@ -40,7 +40,7 @@ export function createVerifyApprovalActivity(secret: string | Uint8Array | undef
         toolCallId: input.toolCallId,
         key: input.key,
         fingerprint,
-        nonce: input.nonce ?? '',
+        nonce: input.nonce,
         approved: input.approved,
       });
     } catch (error) {

@@ -11,8 +11,8 @@ import { toolCallOptions } from './activity-context.js';
  * comes by reference, `messages` is a getter: the conversation's entries are in hand before the
  * tool runs (this worker's cache, else one read of the store), and become messages only when the
  * tool reads `options.messages`, fresh for each call; `stepIndex(options)` answers from the
- * reference without reading them. An input that carries `messages` (a workflow-side tool, a run
- * begun before 0.3) gets them as they are.
+ * reference without reading them. An input that carries `messages` (a workflow-side tool of
+ * `effectToolCalls`) gets them as they are.
  */
 export async function callOptionsFor(
   input: ToolCallInput,

@@ -5,6 +5,7 @@ import { Context } from '@temporalio/activity';
  * (`Context.current().metricMeter`), so they reach whatever the worker's Temporal runtime exports
  * to (Prometheus, an OpenTelemetry collector), tagged like Temporal's own activity metrics
  * (namespace, task queue, activity type) plus the labels below.
+ * @public
  */
 export const EFFECT_METRICS = {
   /** Counter, labels `tool`, `outcome` (`executed`, `reconciled`, `recorded`, `failed`): one per attempt that ended. */

@@ -37,7 +37,7 @@ import { annotateActivitySpan } from './tracing/open-telemetry-api.js';
  * stored yet (the prompt, the last step's tool results). The step reads the rest from the
  * conversation log (this worker's cache, else the shared store), stores the new messages and the
  * model's answer as entries, and returns the new head, so its input and result stay the same size
- * however long the run gets. An input with `messages` (a run begun before 0.3) is answered as then.
+ * however long the run gets.
  *
  * The AI SDK's own retries are off: provider errors a retry can fix (429, 5xx, network) are left
  * to Temporal's retry policy, honouring the provider's retry-after; the ones it cannot fix (no or
@@ -152,11 +152,11 @@ export function createModelStepActivity(registry: AgentRegistry, log: Conversati
         const trace = input.captureTrace === true ? traced.captured() : [];
         // Every byte here is in the history once per step: empty lists and option sets are left out.
         return {
-          ...(stored === undefined ? { responseMessages: response } : { conversation: stored }),
+          conversation: stored,
           text: result.text,
           finishReason: result.finishReason,
           toolCalls,
-          ...(refusedCalls.length > 0 || stored === undefined ? { refusedCalls } : {}),
+          ...(refusedCalls.length > 0 ? { refusedCalls } : {}),
           ...stepLimitField(agent),
           ...(await settings.output(result)),
           ...(trace.length > 0 ? { trace } : {}),

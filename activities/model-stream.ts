@@ -71,7 +71,7 @@ export async function streamModelCall(
     {
       runId: ref.runId,
       workflowId: context.info.workflowExecution?.workflowId ?? '',
-      // Absent: a workflow of an earlier version, or a run id that is the first execution run id.
+      // Absent: the run id is the first execution run id.
       firstExecutionRunId: ref.firstExecutionRunId ?? ref.runId,
       step: ref.step,
       attempt: context.info.attempt,

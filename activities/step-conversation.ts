@@ -11,22 +11,20 @@ export interface StepConversation {
   readonly messages: JsonMessage[];
   /**
    * Stores the step's new messages (the input's pending ones, then the answer, except a tool
-   * message it ends with) in one write; resolves to the step's conversation result. `undefined`
-   * for a step called the 0.2 way (`messages`). The write closes the run's conversation (its
-   * retention starts) when `end` is `last` (no model step follows: the step limit, a met stop
-   * condition), or `answer` and the model answered without a tool message for a next step.
+   * message it ends with) in one write; resolves to the step's conversation result. The write
+   * closes the run's conversation (its retention starts) when `end` is `last` (no model step
+   * follows: the step limit, a met stop condition), or `answer` and the model answered without a
+   * tool message for a next step.
    */
-  answer(response: readonly JsonMessage[], end: 'answer' | 'last' | 'open'): Promise<ModelStepConversation | undefined>;
+  answer(response: readonly JsonMessage[], end: 'answer' | 'last' | 'open'): Promise<ModelStepConversation>;
 }
 
 /**
  * The conversation a model-step input names: read from the log up to its head (this worker's
- * cache, else the store), with the pending messages chained after it; or, for an input of a run
- * begun before 0.3, the messages it carries.
+ * cache, else the store), with the pending messages chained after it.
  */
 export async function stepConversation(input: ModelStepInput, log: ConversationLog): Promise<StepConversation> {
   const ref = input.conversation;
-  if (ref === undefined) return { messages: input.messages ?? [], answer: () => Promise.resolve(undefined) };
   const earlier = await log.load(input.runId, ref.head);
   const added = chainEntries(ref.head ?? conversationRoot(input.runId), ref.pending);
   const prompt: ConversationEntry | undefined = added[added.length - 1] ?? earlier[earlier.length - 1];

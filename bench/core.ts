@@ -20,15 +20,11 @@ import { generateText, isStepCount, tool, type ToolExecutionOptions, type ToolSe
 import { MockLanguageModelV4 } from 'ai/test';
 import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
-import {
-  canonicalJson,
-  createToolContext,
-  defaultEffectKey,
-  defineEffectTool,
-  MemoryEffectStore,
-  wrapToolsForRun,
-  type ToolContext,
-} from '../src/index.js';
+import { defaultEffectKey, defineEffectTool, type ToolContext } from '../src/index.js';
+import { canonicalJson } from '../src/json/canonical-json.js';
+import { createToolContext } from '../src/context/tool-context.js';
+import { MemoryEffectStore } from '../src/stores/index.js';
+import { wrapToolsForRun } from '../src/agent/wrap-tools-for-run.js';
 
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 300);
 const BATCH = Number(process.env['BENCH_BATCH'] ?? 10);

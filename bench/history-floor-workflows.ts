@@ -2,7 +2,7 @@
 // plain activities with canned answers and the smallest inputs, no agent framework at all.
 import { proxyActivities } from '@temporalio/workflow';
 import type { CommentInput } from './history-remote.js';
-import type { ScriptedStep } from '../demo/scripted-model.js';
+import type { ScriptedStep } from '../testing/scripted-model.js';
 
 interface FloorActivities {
   cannedModelStep(input: { issue: number; comments: number; step: number }): Promise<ScriptedStep>;

@@ -1,7 +1,7 @@
 // The scripted agent every side of bench/history.ts runs: "post N comments on issue #I, one per
 // step, then stop". The run's N and issue travel in the prompt, so one model serves every run.
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
-import { scriptedModel, type ScriptedStep } from '../demo/scripted-model.js';
+import { scriptedModel, type ScriptedStep } from '../testing/scripted-model.js';
 
 /** Longest run the bench asks for (comment steps; the run has one more, the final text). */
 export const MAX_COMMENT_STEPS = 40;

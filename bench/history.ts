@@ -25,8 +25,9 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { defineAgent, defineEffectTool, effectMarker, findEffectMarkers, stepIndex } from '../src/index.js';
-import { findTemporalBinary } from '../demo/temporal-binaries.js';
-import { createAgentWorker, startAgentRun } from '../worker/index.js';
+import { findTemporalBinary } from '../testing/temporal-binaries.js';
+import { createAgentWorker } from '../worker/index.js';
+import { startAgentRun } from '../client/index.js';
 import { answerFor, benchModel, MAX_COMMENT_STEPS, promptFor } from './history-script.js';
 import { BOT, listComments, openIssue, postComment, remoteActivities, startRemote } from './history-remote.js';
 

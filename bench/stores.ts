@@ -7,10 +7,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { z } from 'zod';
-import { applyEffect, createToolContext, defineEffectTool, MemoryEffectStore } from '../src/index.js';
-import { storageKey, type ManagedEffectStore } from '../src/stores/index.js';
-import { SqliteEffectStore } from '../src/stores/sqlite.js';
-import { PostgresEffectStore } from '../src/stores/postgres.js';
+import { defineEffectTool } from '../src/index.js';
+import { applyEffect } from '../src/effects/effect-protocol.js';
+import { createToolContext } from '../src/context/tool-context.js';
+import {
+  MemoryEffectStore,
+  PostgresEffectStore,
+  SqliteEffectStore,
+  type ManagedEffectStore,
+} from '../src/stores/index.js';
+import { storageKey } from '../src/stores/storage-key.js';
 import { pgStatements } from '../src/stores/postgres-statements.js';
 
 const PG_URL = process.env['CHAMVI_BENCH_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';

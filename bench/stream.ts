@@ -10,12 +10,14 @@ import pg from 'pg';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defineAgent, MemoryEffectStore } from '../src/index.js';
+import { defineAgent } from '../src/index.js';
+import { MemoryEffectStore } from '../src/stores/index.js';
 import { PostgresRunStreamStore } from '../src/stream/postgres-run-stream.js';
 import type { RunStreamStore } from '../src/stream/run-stream-store.js';
 import { SqliteRunStreamStore } from '../src/stream/sqlite-run-stream.js';
 import { createDevServerEnvironment } from '../testing/test-environment.js';
-import { createAgentWorker, startAgentRun } from '../worker/index.js';
+import { createAgentWorker } from '../worker/index.js';
+import { startAgentRun } from '../client/index.js';
 import { runUIMessageStream } from '../worker/stream/run-ui-message-stream.js';
 import { timedModel, tokens } from './stream-model.js';
 

@@ -7,10 +7,12 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { tool } from 'ai';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { defineAgent, defineEffectTool, MemoryEffectStore, type Agent } from '../src/index.js';
-import { scriptedModel } from '../demo/scripted-model.js';
+import { defineAgent, defineEffectTool, type Agent } from '../src/index.js';
+import { MemoryEffectStore } from '../src/stores/index.js';
+import { scriptedModel } from '../testing/scripted-model.js';
 import { createDevServerEnvironment } from '../testing/test-environment.js';
-import { createAgentWorker, startAgentRun } from '../worker/index.js';
+import { createAgentWorker } from '../worker/index.js';
+import { startAgentRun } from '../client/index.js';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { isAgent } from '../src/index.js';
+import { isAgent } from '../src/agent/define-agent.js';
 import type { AgentEntry } from '../worker/index.js';
 import { UsageError } from './usage-error.js';
 

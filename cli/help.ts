@@ -1,22 +1,5 @@
 // The --help text of every command, kept apart from the commands so `--help` loads nothing heavy.
-import { ENV, STATE_DIR } from './settings.js';
-
-export const DEV_HELP = `Usage: chamvi dev [options]      (npm start)
-
-The demo. Starts a Temporal dev server persisted in ${STATE_DIR}/ (unless TEMPORAL_ADDRESS points at
-one), a worker process with the SQLite effect store ${STATE_DIR}/effects.db, and a local issue tracker
-speaking a GitHub REST subset; opens three issues and runs the responder agent over them as Temporal
-workflows. The worker is SIGKILLed right after the first comment is posted (before its result is
-recorded); a new worker process finishes the runs, reconciling that comment through its marker.
-Prints each run's effects and the comment count per issue; exits 0 only if every issue has exactly one.
-
-Options:
-  --issues <n>     how many issues to open (default 3)
-  --no-crash       do not kill the first worker
-  -h, --help       show this help
-
-Model: a scripted demo model, unless OPENAI_API_KEY or OPENAI_BASE_URL is set (then CHAMVI_MODEL,
-default gpt-4o-mini, through @ai-sdk/openai; OPENAI_BASE_URL=http://localhost:11434/v1 for Ollama).`;
+import { ENV } from './settings.js';
 
 export const WORKER_HELP = `Usage: chamvi worker --agents <module> --store <sqlite path | postgres url> [options]
 
@@ -106,8 +89,6 @@ export const MAIN_HELP = `Usage: chamvi <command> [options]
 Run AI SDK agents as Temporal workflows with effect tools (side effects applied at most once).
 
 Commands:
-  dev        the demo: a local Temporal server, a worker with the SQLite effect store, a local
-             issue tracker, the responder agent over three issues, and a real worker crash
   worker     run a worker for the agents a module exports
   run        start an agent run (a workflow); --wait prints its result and effects
   effects    print the effect store's records of a run

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// The `chamvi` command: dev (the demo), worker, run, effects, show. One line and exit 2 for usage errors.
+// The `chamvi` command: worker, run, effects, show, approvals, approve. One line and exit 2 for usage errors.
 // Commands load on demand, so `--help` and usage errors answer without loading Temporal.
 import { readFileSync } from 'node:fs';
-import { DEV_HELP, EFFECTS_HELP, MAIN_HELP, RUN_HELP, SHOW_HELP, WORKER_HELP } from './help.js';
+import { EFFECTS_HELP, MAIN_HELP, RUN_HELP, SHOW_HELP, WORKER_HELP } from './help.js';
 import { APPROVALS_HELP, APPROVE_HELP } from './approvals-help.js';
 import { undecodablePayload } from './data-converter-flag.js';
 import { exitWithError, UsageError } from './usage-error.js';
@@ -10,7 +10,6 @@ import { exitWithError, UsageError } from './usage-error.js';
 type Command = (args: string[]) => Promise<number>;
 
 const COMMANDS: Record<string, { help: string; load: () => Promise<Command> }> = {
-  dev: { help: DEV_HELP, load: async () => (await import('./dev-command.js')).devCommand },
   worker: { help: WORKER_HELP, load: async () => (await import('./worker-command.js')).workerCommand },
   run: { help: RUN_HELP, load: async () => (await import('./run-command.js')).runCommand },
   effects: { help: EFFECTS_HELP, load: async () => (await import('./effects-command.js')).effectsCommand },
@@ -61,7 +60,7 @@ async function main(argv: string[]): Promise<number> {
   return run(rest);
 }
 
-/** An optional package a command needs (the demo's Octokit, say) is not installed: say which, and how. */
+/** An optional package a command needs (`@temporalio/envconfig`, say) is not installed: say which, and how. */
 function missingPackage(command: string, error: unknown): UsageError | undefined {
   if ((error as { code?: unknown }).code !== 'ERR_MODULE_NOT_FOUND') return undefined;
   const name = /Cannot find package '([^']+)'/.exec(String((error as Error).message))?.[1];

@@ -23,8 +23,6 @@ export const ENV = {
 export const DEFAULT_ADDRESS = 'localhost:7233';
 export const DEFAULT_NAMESPACE = 'default';
 export const DEFAULT_TASK_QUEUE = 'chamvi';
-/** Where `chamvi dev` keeps its Temporal database and SQLite effect store (git-ignored). */
-export const STATE_DIR = '.chamvi';
 
 /** A flag's value, else the env var's (empty counts as unset), else the fallback. */
 export function setting(flag: string | undefined, envVar: string, fallback: string): string;

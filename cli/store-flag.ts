@@ -1,5 +1,6 @@
-import { InvalidEffectStoreSpecError } from '../src/index.js';
-import { createEffectStore, parseStoreSpec, type ManagedEffectStore } from '../src/stores/index.js';
+import { InvalidEffectStoreSpecError } from '../src/errors/errors.js';
+import { createEffectStore, type ManagedEffectStore } from '../src/stores/index.js';
+import { parseStoreSpec } from '../src/stores/store-spec.js';
 import { ENV, setting } from './settings.js';
 import { UsageError } from './usage-error.js';
 

@@ -10,7 +10,7 @@ export const CONNECT_TIMEOUT_MS = 5_000;
 export function unreachable(address: string, error: unknown): UsageError {
   const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
   return new UsageError(
-    `cannot reach the Temporal server at ${address} (${reason}); start one (chamvi dev, or temporal server start-dev) or set TEMPORAL_ADDRESS`,
+    `cannot reach the Temporal server at ${address} (${reason}); start one (temporal server start-dev) or set TEMPORAL_ADDRESS`,
   );
 }
 

@@ -1,4 +1,4 @@
-import { parseStoreSpec } from '../src/stores/index.js';
+import { parseStoreSpec } from '../src/stores/store-spec.js';
 import { NativeConnection, type NativeConnectionOptions } from '@temporalio/worker';
 import { createAgentWorker } from '../worker/index.js';
 import { loadAgents } from './agent-module.js';

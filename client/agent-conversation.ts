@@ -6,7 +6,7 @@ import type { ConversationStore } from '../src/stores/conversation-store.js';
 import type { AgentRunOutput } from '../workflows/agent-loop.js';
 import { agentProgressQuery } from '../common/agent-progress.js';
 
-/** What {@link agentConversation} answers. */
+/** What {@link agentConversation} answers. @public */
 export interface AgentConversation {
   readonly workflowId: string;
   /** The run id the conversation belongs to (`ctx.run.runId`, the prefix of its effect keys). */
@@ -31,6 +31,7 @@ export interface AgentConversation {
  *
  * @throws ConversationEntryMissingError when the store lacks the run's entries (another store, or pruned).
  * @throws ConversationEntryCorruptError when a stored entry is not what the run wrote (every entry is checked).
+ * @public
  */
 export async function agentConversation(
   client: Client,
@@ -81,5 +82,5 @@ async function fromHistory(client: Client, workflowId: string): Promise<Conversa
     }
   }
   if (runId === undefined) throw new Error(`Workflow ${workflowId} has run no model step yet: it has no conversation.`);
-  return { runId, ...(conversation !== undefined ? { conversation } : {}) };
+  return { runId, conversation: conversation ?? { pending: [] } };
 }

@@ -6,7 +6,7 @@ import { ChamviError } from '../src/errors/chamvi-error.js';
 import { decideApprovalUpdate, pendingApprovalsQuery } from '../common/approval-handlers.js';
 import type { ApprovalRecord, PendingApproval } from '../common/index.js';
 
-/** The calls of an agent run waiting for a decision (query `chamvi.pendingApprovals`). */
+/** The calls of an agent run waiting for a decision (query `chamvi.pendingApprovals`). @public */
 export async function listPendingApprovals(client: Client, workflowId: string): Promise<PendingApproval[]> {
   return client.workflow.getHandle(workflowId).query(pendingApprovalsQuery);
 }
@@ -17,6 +17,7 @@ export async function listPendingApprovals(client: Client, workflowId: string): 
  * token by hand (for signal `chamvi.approvalDecision`, or with an `expiresAt` for a token handed
  * to someone to send later); {@link decideApproval} does this for you. A call planned by an older
  * version lists no fingerprint; it is computed here from the input the call lists.
+ * @public
  */
 export function approvalClaimsFor(pending: PendingApproval, approved: boolean): ApprovalClaims {
   return {
@@ -24,12 +25,12 @@ export function approvalClaimsFor(pending: PendingApproval, approved: boolean): 
     toolCallId: pending.toolCallId,
     key: pending.key,
     fingerprint: pending.fingerprint !== '' ? pending.fingerprint : inputFingerprint(pending.input),
-    nonce: pending.nonce ?? '',
+    nonce: pending.nonce,
     approved,
   };
 }
 
-/** What {@link decideApproval} takes. */
+/** What {@link decideApproval} takes. @public */
 export interface DecideApprovalOptions {
   readonly toolCallId: string;
   readonly approved: boolean;
@@ -41,7 +42,7 @@ export interface DecideApprovalOptions {
   readonly secret?: string | Uint8Array;
 }
 
-/** The call named is not waiting for a decision (never was, or was decided already). Not retryable as it is. */
+/** The call named is not waiting for a decision (never was, or was decided already). Not retryable as it is. @public */
 export class ApprovalNotPendingError extends ChamviError {
   static override readonly errorName = 'ApprovalNotPendingError';
   readonly retryable = false;
@@ -63,6 +64,7 @@ export class ApprovalSecretMissingError extends ChamviError {
  * exactly this request, its input and the decision with the approval secret, and sends it with update `chamvi.decideApproval`. Resolves to the
  * run's record of the decision; rejects when the run refuses it (an invalid token, a call decided
  * meanwhile).
+ * @public
  */
 export async function decideApproval(
   client: Client,

@@ -4,44 +4,65 @@
 // no workflow bundler (test/entry-points/entry-point-loads.test.ts checks it).
 export {
   startAgentRun,
-  runAgentWorkflow,
-  AGENT_SEARCH_ATTRIBUTE,
+  type AgentRunHandle,
   type AgentRunStartOptions,
   type StartAgentRunOptions,
 } from './start-agent-run.js';
 export {
   createAgentClient,
-  resolveTemporalConnection,
-  DEFAULT_TEMPORAL_ADDRESS,
-  DEFAULT_TEMPORAL_NAMESPACE,
   type AgentClientOptions,
-  type ResolvedTemporalConnection,
   type TemporalConnectionSettings,
 } from '../worker/connection-settings.js';
+export { agentProgressQuery, type AgentProgress, type SettledToolCall } from '../common/agent-progress.js';
+export { agentConversation, type AgentConversation } from './agent-conversation.js';
+export { loadConversation, type ConversationSource } from '../src/conversation/load-conversation.js';
 export {
   listPendingApprovals,
   decideApproval,
   approvalClaimsFor,
   ApprovalNotPendingError,
-  ApprovalSecretMissingError,
   type DecideApprovalOptions,
 } from './approvals-client.js';
-export { APPROVAL_SECRET_ENV } from '../src/approvals/approval-secret.js';
-export { decideApprovalUpdate, approvalDecisionSignal, pendingApprovalsQuery } from '../common/approval-handlers.js';
-export { agentProgressQuery, type AgentProgress, type SettledToolCall } from '../common/agent-progress.js';
-export { agentConversation, type AgentConversation } from './agent-conversation.js';
-export { loadConversation, type ConversationSource } from '../src/conversation/load-conversation.js';
+export { createApprovalToken, type ApprovalClaims } from '../src/approvals/approval-token.js';
+export type { PendingApproval } from '../common/approval-types.js';
+export { chamviDataConverter, type ChamviExternalStorageOptions } from '../worker/store-storage-driver.js';
+// The run streams: the stores the workers stream model steps to, a run as an AI SDK UI message
+// stream, the raw batches, and a chat route for useChat.
+export { createRunStreamStore, type CreateRunStreamStoreOptions } from '../src/stream/create-run-stream-store.js';
+export type {
+  RunStreamBatch,
+  RunStreamKey,
+  RunStreamPart,
+  RunStreamStore,
+  RunStreamWriterRef,
+} from '../src/stream/run-stream-store.js';
 export {
-  chamviDataConverter,
-  chamviExternalStorage,
-  externalStorageAvailable,
-  externalStorageProblem,
-  DEFAULT_OFFLOAD_THRESHOLD_BYTES,
-  type ChamviExternalStorageOptions,
-  type TemporalExternalStorage,
-} from '../worker/store-storage-driver.js';
-export type { AgentRunOutput, AgentCheckpoint, StepSummary } from '../workflows/agent-loop.js';
+  runUIMessageStream,
+  RUN_STREAM_STOPPED,
+  type RunUIMessageStreamOptions,
+  type ChamviCursorChunk,
+} from '../worker/stream/run-ui-message-stream.js';
+export { approvalIdOf, type ChamviEffectChunk, type ChamviApprovalChunk } from '../worker/stream/run-progress-parts.js';
+export { readRunStream, type ReadRunStreamOptions } from '../src/stream/read-run-stream.js';
+export { chatRoute, type ChatRoute, type ChatRouteOptions } from '../worker/stream/chat-route.js';
+
+// Types of other entry points that this one's functions take or return, re-exported as types (the
+// same declarations): the agent workflow's input and output (`/workflows`), the stores' conversation
+// capability (`/stores`), the reports and the error base class (the root).
+export type { AgentCheckpoint, AgentLoopOptions, AgentRunOutput, StepSummary } from '../workflows/agent-loop.js';
 export type { AgentWorkflowInput } from '../workflows/agent-workflow.js';
-export type * from '../common/index.js';
-// The run streams (what `@chamvi/temporal/stream` exports, which stays as an alias of this part).
-export * from '../worker/stream/index.js';
+export type { RunEffectOutcome, RunEffectReport } from '../common/run-effect-report.js';
+export type { ApprovalRecord } from '../common/approval-types.js';
+export type { ConversationRef } from '../common/conversation-ref.js';
+export type { JsonMessage, JsonToolOutput } from '../common/json-messages.js';
+export type { RunTrace, RunTraceContext, RunTraceStep } from '../common/run-trace.js';
+export type {
+  JsonActivityOptions,
+  ModelStepActivityOptions,
+  StoreActivityOptions,
+} from '../common/activity-options.js';
+export type { AppendConversationOptions, ConversationStore } from '../src/stores/conversation-store.js';
+export type { ConversationWriteOrder } from '../src/stores/conversation-write-order.js';
+export type { ConversationEntry } from '../src/conversation/conversation-entry.js';
+export type { EffectCallReport, EffectOutcome } from '../src/effects/effect-report.js';
+export type { ChamviError } from '../src/errors/chamvi-error.js';

@@ -1,6 +1,6 @@
 import type { Client, WorkflowHandleWithFirstExecutionRunId, WorkflowStartOptions } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType, TypedSearchAttributes } from '@temporalio/common';
-import type { agentWorkflow, AgentWorkflowInput } from '../workflows/agent-workflow.js';
+import type { AgentWorkflowInput } from '../workflows/agent-workflow.js';
 import type { AgentRunOutput } from '../workflows/agent-loop.js';
 
 /**
@@ -12,9 +12,9 @@ import type { AgentRunOutput } from '../workflows/agent-loop.js';
  */
 export const AGENT_SEARCH_ATTRIBUTE = 'ChamviAgent';
 
-/** Temporal's start options that {@link startAgentRun} passes through as they are. */
+/** Temporal's start options that {@link startAgentRun} passes through as they are. @public */
 export type AgentRunStartOptions = Pick<
-  WorkflowStartOptions<typeof agentWorkflow>,
+  WorkflowStartOptions,
   | 'workflowIdReusePolicy'
   | 'workflowIdConflictPolicy'
   | 'memo'
@@ -24,7 +24,7 @@ export type AgentRunStartOptions = Pick<
   | 'retry'
 >;
 
-/** What {@link startAgentRun} takes: the workflow input plus where, under which id and how to start it. */
+/** What {@link startAgentRun} takes: the workflow input plus where, under which id and how to start it. @public */
 export type StartAgentRunOptions = AgentWorkflowInput &
   AgentRunStartOptions & {
     readonly taskQueue: string;
@@ -41,12 +41,16 @@ export type StartAgentRunOptions = AgentWorkflowInput &
      * first, or the start fails. Default: none.
      */
     readonly agentSearchAttribute?: boolean | string;
-    /**
-     * @deprecated Use `retry` (Temporal's whole retry policy). A retried workflow keeps its run id,
-     * so effects are not applied again.
-     */
-    readonly workflowRetry?: { readonly maximumAttempts?: number; readonly initialInterval?: string | number };
   };
+
+/**
+ * The handle of an agent run (`startAgentRun`): `await handle.result()` is its {@link AgentRunOutput}.
+ * A retried workflow keeps its run id (`firstExecutionRunId`), so effects are not applied again.
+ * @public
+ */
+export type AgentRunHandle = WorkflowHandleWithFirstExecutionRunId<
+  (input: AgentWorkflowInput) => Promise<AgentRunOutput>
+>;
 
 /**
  * Starts the generic agent workflow for a registered agent, without writing workflow code.
@@ -55,15 +59,12 @@ export type StartAgentRunOptions = AgentWorkflowInput &
  * Temporal's start options (id reuse and conflict policies, memo, search attributes, static
  * summary and details, the workflow retry policy) pass through; the static summary
  * defaults to `agent <name>`, so the UI's list says which agent a run is.
+ * @public
  */
-export async function startAgentRun(
-  client: Client,
-  options: StartAgentRunOptions,
-): Promise<WorkflowHandleWithFirstExecutionRunId<typeof agentWorkflow>> {
+export async function startAgentRun(client: Client, options: StartAgentRunOptions): Promise<AgentRunHandle> {
   const {
     taskQueue,
     workflowId,
-    workflowRetry,
     agentSearchAttribute,
     workflowIdReusePolicy,
     workflowIdConflictPolicy,
@@ -74,14 +75,13 @@ export async function startAgentRun(
     retry,
     ...input
   } = options;
-  const retryPolicy = retry ?? workflowRetry;
   const searchAttributes = withAgentAttribute(typedSearchAttributes, agentSearchAttribute, input.agent);
-  return client.workflow.start<typeof agentWorkflow>('agentWorkflow', {
+  return client.workflow.start<(input: AgentWorkflowInput) => Promise<AgentRunOutput>>('agentWorkflow', {
     taskQueue,
     workflowId: workflowId ?? `agent-${input.agent}-${crypto.randomUUID()}`,
     args: [input],
     staticSummary: staticSummary ?? `agent ${input.agent}`,
-    ...(retryPolicy !== undefined ? { retry: retryPolicy } : {}),
+    ...(retry !== undefined ? { retry } : {}),
     ...(workflowIdReusePolicy !== undefined ? { workflowIdReusePolicy } : {}),
     ...(workflowIdConflictPolicy !== undefined ? { workflowIdConflictPolicy } : {}),
     ...(memo !== undefined ? { memo } : {}),

@@ -22,9 +22,7 @@ export interface ModelStepInput extends RunRef {
   /** 0-based index of the step within the run. */
   readonly step: number;
   /** The conversation by reference: the activity reads the stored part and stores the rest. */
-  readonly conversation?: ConversationRef;
-  /** The whole conversation: how runs begun before 0.3 call the step (and are answered with `responseMessages`). */
-  readonly messages?: JsonMessage[];
+  readonly conversation: ConversationRef;
   /**
    * The run's step limit when the workflow sets one (`maxSteps` of the run); absent: the agent's.
    * The step that reaches it closes the run's conversation, whatever the model answers.
@@ -67,13 +65,8 @@ export interface ToolCallPlan {
 
 /** Output of the model-step activity. */
 export interface ModelStepResult {
-  /** What the step stored (for an input with `conversation`): the new head, and what the tool calls see. */
+  /** What the step stored: the new head, and what the tool calls see (absent for a `stopped` step). */
   readonly conversation?: ModelStepConversation;
-  /**
-   * Messages to append to the conversation (the assistant message, and errors for invalid calls):
-   * only for an input with `messages` (a run begun before 0.3).
-   */
-  readonly responseMessages?: JsonMessage[];
   readonly text: string;
   readonly finishReason: string;
   readonly toolCalls: ToolCallPlan[];
@@ -93,8 +86,6 @@ export interface ModelStepResult {
    * asked for it (`captureTrace`) and there is one (absent: no such integration on the worker).
    */
   readonly trace?: RunTraceContext[];
-  /** Token usage, from steps of runs begun before 0.3 (no longer sent: nothing read it, and it cost the history bytes every step). */
-  readonly usage?: { readonly inputTokens?: number; readonly outputTokens?: number };
 }
 
 /** Input of the effect-call and tool-call activities. */
@@ -109,8 +100,8 @@ export interface ToolCallInput extends RunRef {
    */
   readonly conversation?: CallConversationRef;
   /**
-   * The same, whole: from workflow-side tools (`effectToolCalls`) and runs begun before 0.3. With
-   * neither, the tool sees no messages.
+   * The same, whole: from workflow-side tools (`effectToolCalls`), which hold their AI SDK call's
+   * messages. With neither, the tool sees no messages.
    */
   readonly messages?: JsonMessage[];
   /** Also return the tool's raw result (for workflow-side tools that call effect tools; see `callEffectTool`). */
@@ -157,8 +148,8 @@ export interface VerifyApprovalInput {
   readonly key: string;
   /** The call's input, as the run will hand it to the activity that runs the call. */
   readonly input: unknown;
-  /** The pending request's nonce; absent for a request of a run that asked before 0.3 (none). */
-  readonly nonce?: string;
+  /** The pending request's nonce. */
+  readonly nonce: string;
   readonly approved: boolean;
 }
 

@@ -4,6 +4,7 @@ import type { ActivityOptions } from '@temporalio/common';
  * Activity options in their JSON form (durations as ms numbers or Temporal duration strings), as
  * they travel in workflow input and in a step's plan. Turned into Temporal's `ActivityOptions` by
  * {@link toActivityOptions}.
+ * @public
  */
 export interface JsonActivityOptions {
   readonly startToCloseTimeout?: string | number;
@@ -23,13 +24,14 @@ export interface JsonActivityOptions {
  * Options of a tool's activity (`chamvi.effectCall`, `chamvi.toolCall`), from a registration's
  * `toolDefaults` and `tools[name]`. For an effect tool the heartbeat timeout (or the start-to-close
  * timeout, if shorter) is also the lease on its effect key.
+ * @public
  */
 export type ToolActivityOptions = JsonActivityOptions;
 
-/** Options of the model-step activity (`chamvi.modelStep`): the same fields as a tool's, other defaults. */
+/** Options of the model-step activity (`chamvi.modelStep`): the same fields as a tool's, other defaults. @public */
 export type ModelStepActivityOptions = JsonActivityOptions;
 
-/** Options of the effect-store and approval-verification activities (`chamvi.recordEffect`, `chamvi.verifyApproval`). */
+/** Options of the effect-store and approval-verification activities (`chamvi.recordEffect`, `chamvi.verifyApproval`). @public */
 export type StoreActivityOptions = JsonActivityOptions;
 
 /**

@@ -13,12 +13,12 @@ export interface ApprovalPlan {
   readonly onTimeout?: 'deny' | 'approve';
   /**
    * `inputFingerprint(input)` of the call (`user-approval` only), computed where hashing is
-   * available, so the pending approval can show it; absent in plans of older versions.
+   * available, so the pending approval can show it.
    */
   readonly fingerprint?: string;
 }
 
-/** A call waiting for a decision, as the `chamvi.pendingApprovals` query lists it. */
+/** A call waiting for a decision, as the `chamvi.pendingApprovals` query lists it. @public */
 export interface PendingApproval {
   readonly runId: string;
   readonly agent: string;
@@ -30,16 +30,16 @@ export interface PendingApproval {
   /**
    * The input fingerprint the decision is bound to: `inputFingerprint(input)`, the hex SHA-256 of
    * the canonical JSON of `input` above. An approval token must name it, so it approves exactly
-   * this input (also when the effect key ignores part of it). Empty only for a call planned by an
-   * older version, which did not compute it: `decideApproval` then computes it from `input`.
+   * this input (also when the effect key ignores part of it). Empty when the plan carried none:
+   * `decideApproval` then computes it from `input`.
    */
   readonly fingerprint: string;
   /**
    * The request's nonce, drawn by the run each time a call asks for a decision: an approval token
    * must name it, so it answers this request only (not the same call id and input asking again
-   * in a later step, or after a reset). Absent for a request of a run that asked before 0.3.
+   * in a later step, or after a reset).
    */
-  readonly nonce?: string;
+  readonly nonce: string;
   readonly step: number;
   readonly reason?: string;
   /** Workflow time, ISO 8601. */
@@ -61,7 +61,7 @@ export interface ApprovalDecision {
   readonly approver?: string;
 }
 
-/** How a call's approval ended, as the run's result and the decision update report it. */
+/** How a call's approval ended, as the run's result and the decision update report it. @public */
 export interface ApprovalRecord {
   readonly toolCallId: string;
   readonly toolName: string;
@@ -81,6 +81,6 @@ export interface ApprovalEvidence {
   readonly decidedBy: 'approver' | 'timeout' | 'policy';
   /** The approver's token (bound to run, call, effect key, input fingerprint, request nonce and decision). */
   readonly token?: string;
-  /** The nonce of the request the decision answered (absent for a request without one, from before 0.3). */
+  /** The nonce of the request the decision answered (with `token`). */
   readonly nonce?: string;
 }

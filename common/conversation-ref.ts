@@ -7,6 +7,7 @@ import type { JsonMessage } from './json-messages.js';
  * Where a run's conversation stands between two model steps: the key of its last stored entry
  * (absent before the first step) and the messages not stored yet (before the first step, the
  * prompt; after a step, its tool results). The next model step stores `pending` after `head`.
+ * @public
  */
 export interface ConversationRef {
   readonly head?: string;

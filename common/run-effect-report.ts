@@ -4,12 +4,14 @@ import type { EffectCallReport, EffectOutcome } from './effect-call-report.js';
  * How an effect call of a run ended, as the run's report says it: the protocol's outcomes
  * (`executed`, `reconciled`, `recorded`), `failed` (every attempt failed, or one failed in a way
  * no retry fixes; the model was told) and `denied` (the approval was refused: nothing ran).
+ * @public
  */
 export type RunEffectOutcome = EffectOutcome | 'failed' | 'denied';
 
 /**
  * One effect-tool call of a run, as the run's result (`effects`), the progress query
  * (`chamvi.progress`) and `chamvi run --wait` list it: every call, whatever became of it.
+ * @public
  */
 export interface RunEffectReport extends Omit<EffectCallReport, 'outcome'> {
   readonly outcome: RunEffectOutcome;

@@ -8,6 +8,7 @@ import type { ApprovalRecord } from './approval-types.js';
  * (the `@ai-sdk/otel` `OpenTelemetry` integration with `durable` set): its position among the
  * integrations the agent's model calls report to, and the AI SDK's `DurableTelemetryContext` it
  * captured (trace id, the run span's id, sampling), which the workflow keeps as it is.
+ * @public
  */
 export interface RunTraceContext {
   /** Position of the integration among those the agent's model calls report to. */
@@ -16,7 +17,7 @@ export interface RunTraceContext {
   readonly context: Readonly<Record<string, unknown>>;
 }
 
-/** When one model step of a run began and ended (its tool calls included), in ms since the epoch (workflow time). */
+/** When one model step of a run began and ended (its tool calls included), in ms since the epoch (workflow time). @public */
 export interface RunTraceStep {
   /** 0-based, as `ModelStepInput.step`. */
   readonly step: number;
@@ -24,7 +25,7 @@ export interface RunTraceStep {
   readonly endedAt?: number;
 }
 
-/** What a traced run keeps about itself between steps, and across continue-as-new. */
+/** What a traced run keeps about itself between steps, and across continue-as-new. @public */
 export interface RunTrace {
   /** The run's identity per durable integration, as its first model step captured it. */
   readonly contexts: readonly RunTraceContext[];

@@ -1,5 +1,5 @@
-// The demo's agents module, loaded by `chamvi worker --agents <this file>` (chamvi dev starts two
-// such workers; the docker-compose worker runs it too). Configured by env:
+// The demo's agents module, loaded by `chamvi worker --agents <this file>` (the demo, npm start,
+// starts two such workers; the docker-compose worker runs it too). Configured by env:
 //   CHAMVI_GITHUB_URL    GitHub REST API base (default https://api.github.com; the demo's local tracker)
 //   CHAMVI_GITHUB_TOKEN  token the bot writes with (default bot-token, the local tracker's)
 //   CHAMVI_GITHUB_REPO   owner/repo (default acme/widgets)
@@ -9,8 +9,8 @@
 //                        is posted, before its result is recorded (the crash window)
 //   OPENAI_API_KEY / OPENAI_BASE_URL / CHAMVI_MODEL   a real model instead of the scripted one
 import { Octokit } from '@octokit/rest';
-import { defineAgent } from '../src/index.js';
-import type { AgentRegistration } from '../worker/index.js';
+import { defineAgent } from '@chamvi/temporal';
+import type { AgentRegistration } from '@chamvi/temporal/worker';
 import { demoModel } from './model.js';
 import { createDemoCommentTool, createDemoLabelTool } from './tools.js';
 

@@ -1,5 +1,5 @@
 import type { LanguageModelV4, LanguageModelV4Prompt } from '@ai-sdk/provider';
-import { scriptedModel } from './scripted-model.js';
+import { scriptedModel } from '@chamvi/temporal/testing';
 
 /** The demo's model and a one-line description of it. */
 export interface DemoModel {

@@ -1,4 +1,4 @@
-import type { AgentRunOutput } from '../worker/index.js';
+import type { AgentRunOutput } from '@chamvi/temporal/client';
 import type { LocalGitHubServer } from './github/index.js';
 
 /** One demo run: the issue it answers, its workflow, and its result once it finished. */

@@ -1,6 +1,6 @@
 import type { Octokit } from '@octokit/rest';
 import { z } from 'zod';
-import { defineEffectTool, type EffectTool, type ToolContext } from '../src/index.js';
+import { defineEffectTool, type EffectTool, type ToolContext } from '@chamvi/temporal';
 import {
   defineSetEffectTool,
   markerAppliedInPages,
@@ -9,7 +9,7 @@ import {
   signedEffectMarker,
   verdict,
   type MarkerSecret,
-} from '../src/strategies/index.js';
+} from '@chamvi/temporal/strategies';
 
 /** Where the demo's comment tool writes, and how it recognizes its own comments. */
 export interface DemoCommentConfig {

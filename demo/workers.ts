@@ -30,7 +30,7 @@ export async function startDemoWorker(
   crash: boolean,
   onWait: (seconds: number) => void,
 ): Promise<Child> {
-  // The CLI's worker command in a child process: spawned, not imported (the CLI builds on the demo).
+  // The CLI's worker command in a child process, as an operator runs it.
   const args = [...process.execArgv, moduleFile('../cli/main'), 'worker', '--agents', moduleFile('./agents')];
   args.push(
     '--store',

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The project's entry point for a fresh machine (see README.md, "Two commands"); `npm start` and
 # `npm test` run it, so a fresh clone needs nothing else:
-#   scripts/dev.sh start [args]   the main job (`chamvi dev`, the demo): installs what is missing, builds, runs
+#   scripts/dev.sh start [args]   the main job (the demo, demo/main.ts): installs what is missing, builds, runs
 #   scripts/dev.sh test [args]    the test suite (jest args pass through: a file, -t <name>) against real
 #                                 Temporal, PostgreSQL and NATS, installing what is missing first
 #   scripts/dev.sh install        Node >= 22, the npm packages (npm ci) and the Temporal binaries
@@ -22,7 +22,7 @@ case "$cmd" in
     ensure_temporal
     ensure_packages
     npm run build
-    exec node dist/cli/main.js dev "$@"
+    exec node dist/demo/main.js "$@"
     ;;
   test)
     ensure_node

@@ -20,11 +20,12 @@ import { withFaultyStore } from './faulty-store.js';
  * retryable `EffectStoreError` (the {@link InjectedFault} as its cause) and nothing is applied; at
  * the two record points it is a failed record write, which the protocol survives (the call
  * succeeds; `chamvi.recordEffect` records later). A `kill` anywhere crashes at that point.
+ * @public
  */
 export type FaultPoint =
   'before-store-read' | 'in-already-applied' | 'before-effect' | 'after-effect' | 'before-record' | 'during-record';
 
-/** Every {@link FaultPoint}, in protocol order. */
+/** Every {@link FaultPoint}, in protocol order. @public */
 export const FAULT_POINTS: readonly FaultPoint[] = [
   'before-store-read',
   'in-already-applied',
@@ -43,6 +44,7 @@ export const FAULT_POINTS: readonly FaultPoint[] = [
  *   (`then: 'continue'`, the default) or throws (`then: 'throw'`, a late error);
  * - a function: called with the hit, and what it does is the fault (throw to crash there, await
  *   something to stall until it happens).
+ * @public
  */
 export type FaultMode =
   | 'throw'
@@ -50,7 +52,7 @@ export type FaultMode =
   | { readonly stallMs: number; readonly then?: 'continue' | 'throw' }
   | ((hit: FaultHit) => void | Promise<void>);
 
-/** Where a fault struck, as the injector saw it. */
+/** Where a fault struck, as the injector saw it. @public */
 export interface FaultHit {
   /** A protocol point, or a name a tool passed to {@link FaultInjector.at} (e.g. `mid-stream`). */
   readonly point: FaultPoint | (string & {});
@@ -67,7 +69,7 @@ export interface FaultHit {
   readonly toolInput?: unknown;
 }
 
-/** One planned fault. Every filter given must match for the fault to strike. */
+/** One planned fault. Every filter given must match for the fault to strike. @public */
 export interface FaultRule {
   readonly point: FaultPoint | (string & {});
   /** Default `throw`. */
@@ -86,7 +88,7 @@ export interface FaultRule {
   readonly when?: (hit: FaultHit) => boolean;
 }
 
-/** The error a `throw` fault raises. */
+/** The error a `throw` fault raises. @public */
 export class InjectedFault extends Error {
   constructor(
     readonly point: string,
@@ -118,13 +120,14 @@ const MAX_SEEN_KEYS = 50_000;
  * const faults = new FaultInjector({ point: 'after-effect', attempt: 1 }); // crash once, after the effect
  * await runAgentUnderTest({ agents, store, prompt, faults });              // wraps both for you
  * await createAgentWorker({ ..., agents: faults.wrapAgents(agents), store: faults.wrapStore(store) });
- * wrapToolsForRun(faults.wrapTools(tools), ctx, faults.wrapStore(store));  // outside Temporal
+ * await runAgent(faults.wrapAgent(agent), { prompt, store: faults.wrapStore(store) }); // outside Temporal
  * ```
  *
  * The points are listed in {@link FaultPoint}; tools may add their own with {@link at}. Store
  * points strike only for the keys of calls the wrapped tools made, and not in the
  * `chamvi.recordEffect` activity (its write is the retry of a failed record, not the protocol's).
  * `fired` lists every fault that struck, in order.
+ * @public
  */
 export class FaultInjector {
   readonly fired: FaultHit[] = [];

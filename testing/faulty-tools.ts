@@ -7,7 +7,7 @@ import { isAsyncIterable } from '../src/effects/effect-result.js';
 import { currentActivity } from './activity-attempt.js';
 import type { FaultHit, SeenCall } from './fault-injector.js';
 
-/** How tools are wrapped for fault injection. */
+/** How tools are wrapped for fault injection. @public */
 export interface FaultyToolOptions {
   /** The attempt a hit reports outside a Temporal activity (inside one, Temporal's attempt counts). */
   readonly attempt?: number;

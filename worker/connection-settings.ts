@@ -3,7 +3,7 @@ import type { NativeConnectionOptions } from '@temporalio/worker';
 import { createRequire } from 'node:module';
 import { MissingPeerDependencyError } from '../src/errors/errors.js';
 
-/** Where a Temporal connection's settings come from; every field is optional. */
+/** Where a Temporal connection's settings come from; every field is optional. @public */
 export interface TemporalConnectionSettings {
   /**
    * The `@temporalio/envconfig` profile to use. Default: `TEMPORAL_PROFILE`, else `default` (a
@@ -86,7 +86,7 @@ export function resolveTemporalConnection(settings: TemporalConnectionSettings =
   return { address, namespace, connectionOptions: { ...options, address } };
 }
 
-/** What {@link createAgentClient} takes: the connection settings, and the client's own options. */
+/** What {@link createAgentClient} takes: the connection settings, and the client's own options. @public */
 export type AgentClientOptions = TemporalConnectionSettings &
   Omit<ClientOptions, 'connection' | 'namespace'> & {
     /** Give up connecting after this many ms. Default 10 000. */
@@ -97,6 +97,7 @@ export type AgentClientOptions = TemporalConnectionSettings &
  * A Temporal client connected as {@link resolveTemporalConnection} says (profile, env vars,
  * explicit settings), with your client options (a `dataConverter` with payload codecs,
  * interceptors, plugins). Close it with `client.connection.close()`.
+ * @public
  */
 export async function createAgentClient(options: AgentClientOptions = {}): Promise<Client> {
   const { profile, configFile, address, namespace, env, connectTimeout, ...clientOptions } = options;

@@ -8,7 +8,7 @@ import { resolveTemporalConnection } from './connection-settings.js';
 import { checkEffectStore } from './effect-store-check.js';
 import { workerHealthFromEnv, workerHealthPlugin, type WorkerHealthOptions } from './worker-health.js';
 
-/** What {@link createAgentWorker} takes. */
+/** What {@link createAgentWorker} takes. @public */
 export interface AgentWorkerOptions extends Omit<ChamviPluginOptions, 'store' | 'stream'> {
   readonly taskQueue: string;
   /**
@@ -27,10 +27,11 @@ export interface AgentWorkerOptions extends Omit<ChamviPluginOptions, 'store' | 
   /**
    * Stream the model steps to the user's screen: where each step writes its text, reasoning and
    * tool-call deltas as they arrive (readers: `runUIMessageStream`, `readRunStream` from
-   * `@chamvi/temporal/stream`). A store, a spec the worker opens and closes itself (the forms of
+   * `@chamvi/temporal/client`). A store, a spec the worker opens and closes itself (the forms of
    * `store`: `postgres://…` wakes readers with LISTEN/NOTIFY, an SQLite path makes them poll), or
    * `true` for the same place as `store` (which must then be a spec). Default: no stream; the
    * steps call the model with `generateText` as without this option.
+   * @beta @experimental
    */
   readonly stream?: RunStreamStore | string | true;
   /**
@@ -58,14 +59,18 @@ export interface AgentWorkerOptions extends Omit<ChamviPluginOptions, 'store' | 
 }
 
 /**
- * Creates a Temporal worker that runs the given agents: it checks the effect store, registers the
- * agents' activities and bundles the agent workflows (through {@link chamviPlugin}). Run it with
- * `worker.run()` or `worker.runUntil(promise)`; what the worker opened itself (the connection,
- * a store given as a spec) is closed when that run ends.
+ * Creates a Temporal worker that runs the given agents: a convenience over {@link chamviPlugin},
+ * which does the work (activities, workflows, External Storage). It opens what its options name
+ * (a connection from `address` / `profile` / the `TEMPORAL_*` variables, a store or a stream given
+ * as a spec), reads the store once, and calls `Worker.create({ ...workerOptions, connection,
+ * taskQueue, plugins: [...workerOptions.plugins, health, chamviPlugin(options)] })`. A worker you
+ * create yourself gets the same agents with `plugins: [chamviPlugin({ agents, store })]`. Run it with
+ * `worker.run()` or `worker.runUntil(promise)`; what it opened itself is closed when that run ends.
  *
  * @throws EffectStoreUnavailableError when the store cannot be opened; nothing else is started then.
  * @throws InvalidApprovalSecretError when `approvalSecret` (or `CHAMVI_APPROVAL_SECRET`) is under 16 bytes.
  * @throws WorkerHealthError for an unusable `CHAMVI_HEALTH_PORT`.
+ * @public
  */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
   const health = options.health === false ? undefined : (options.health ?? workerHealthFromEnv());

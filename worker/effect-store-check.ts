@@ -13,6 +13,7 @@ export const STORE_CHECK_TIMEOUT_MS = 15_000;
  * The worker is not created: every effect call would fail and retry against it. The message names
  * the store (an SQLite file as an absolute path, a URL with its password masked). Not retryable as
  * it is: fix the store, then start the worker again.
+ * @public
  */
 export class EffectStoreUnavailableError extends ChamviError {
   static override readonly errorName = 'EffectStoreUnavailableError';

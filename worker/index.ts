@@ -1,72 +1,44 @@
-// Node-side entry point (`@chamvi/temporal/worker`): worker factory, plugin, activities. The client
-// helpers live in `@chamvi/temporal/client`; the ones exported here before it are deprecated aliases.
+// Node-side entry point (`@chamvi/temporal/worker`): the worker. One way to build it: the Temporal
+// plugin `chamviPlugin` (activities, workflows, External Storage) on your own `Worker.create`, or
+// `createAgentWorker`, which opens what its options name (connection, store, stream), checks the
+// store and creates the worker with that plugin. Clients import `@chamvi/temporal/client`.
 export { chamviPlugin, type ChamviPluginOptions } from './chamvi-plugin.js';
 export { createAgentWorker, type AgentWorkerOptions } from './create-agent-worker.js';
-export { checkEffectStore, EffectStoreUnavailableError, type CheckedStore } from './effect-store-check.js';
+export type { AgentEntry, AgentRegistration } from '../activities/agent-registry.js';
+export type {
+  ApprovalStatus,
+  ToolApprovalCallOptions,
+  ToolApprovalRule,
+  ToolApprovalSettings,
+} from '../src/approvals/approval-policy.js';
+export { EffectStoreUnavailableError } from './effect-store-check.js';
+export { chamviWorkflowsPath } from './workflows-path.js';
 export {
   workerHealthPlugin,
   workerHealthFromEnv,
-  WorkerHealthError,
-  HEALTH_PORT_ENV,
-  HEALTH_HOST_ENV,
   type WorkerHealthOptions,
   type WorkerHealthReport,
 } from './worker-health.js';
-export {
-  createAgentClient,
-  resolveTemporalConnection,
-  DEFAULT_TEMPORAL_ADDRESS,
-  DEFAULT_TEMPORAL_NAMESPACE,
-  type AgentClientOptions,
-  type ResolvedTemporalConnection,
-  type TemporalConnectionSettings,
-} from './connection-settings.js';
-export { chamviWorkflowsPath } from './workflows-path.js';
-export {
-  createChamviActivities,
-  AgentRegistry,
-  type AgentEntry,
-  type AgentRegistration,
-  type ChamviActivitiesOptions,
-  APPROVAL_SECRET_ENV,
-  EFFECT_METRICS,
-  ModelCallFailedError,
-  ModelCallRejectedError,
-} from '../activities/index.js';
-export { ACTIVITY_NAMES, type ChamviActivityName } from '../common/activity-names.js';
-export type * from '../common/index.js';
-export type { AgentRunOutput, AgentCheckpoint, StepSummary } from '../workflows/agent-loop.js';
-export type { AgentWorkflowInput } from '../workflows/agent-workflow.js';
-export {
-  chamviDataConverter,
-  chamviExternalStorage,
-  storeStorageDriver,
-  externalStorageAvailable,
-  externalStorageProblem,
-  DEFAULT_OFFLOAD_THRESHOLD_BYTES,
-  type ChamviExternalStorageOptions,
-  type TemporalExternalStorage,
-  type TemporalStorageDriver,
-} from './store-storage-driver.js';
-export {
-  startAgentRun,
-  runAgentWorkflow,
-  AGENT_SEARCH_ATTRIBUTE,
-  type AgentRunStartOptions,
-  type StartAgentRunOptions,
-  listPendingApprovals,
-  decideApproval,
-  approvalClaimsFor,
-  ApprovalNotPendingError,
-  ApprovalSecretMissingError,
-  type DecideApprovalOptions,
-  decideApprovalUpdate,
-  approvalDecisionSignal,
-  pendingApprovalsQuery,
-  agentProgressQuery,
-  type AgentProgress,
-  agentConversation,
-  type AgentConversation,
-  loadConversation,
-  type ConversationSource,
-} from './deprecated-client-exports.js';
+export { EFFECT_METRICS } from '../activities/effect-telemetry.js';
+export { externalStorageProblem } from './store-storage-driver.js';
+
+// Types of other entry points that this one's functions take, re-exported as types (the same
+// declarations): agents and the tool context (the root), stores (`/stores`), run streams and the
+// External Storage options (`/client`), activity options (`/workflows`), the error base class.
+export type { Agent } from '../src/agent/define-agent.js';
+export type { AgentSettings, AgentSettingName, AgentRuntimeContext } from '../src/agent/agent-settings.js';
+export type { RunData, RunInfo, ToolContext } from '../src/context/tool-context.js';
+export type { EffectOrigin, EffectRecord, EffectRecordInput, IEffectStore } from '../src/stores/effect-store.js';
+export type { AppendConversationOptions, ConversationStore } from '../src/stores/conversation-store.js';
+export type { ConversationWriteOrder } from '../src/stores/conversation-write-order.js';
+export type { ConversationEntry } from '../src/conversation/conversation-entry.js';
+export type {
+  RunStreamBatch,
+  RunStreamKey,
+  RunStreamPart,
+  RunStreamStore,
+  RunStreamWriterRef,
+} from '../src/stream/run-stream-store.js';
+export type { ChamviExternalStorageOptions } from './store-storage-driver.js';
+export type { JsonActivityOptions, ToolActivityOptions } from '../common/activity-options.js';
+export type { ChamviError } from '../src/errors/chamvi-error.js';

@@ -14,7 +14,7 @@ import { describeStore } from './effect-store-check.js';
  */
 export const DEFAULT_OFFLOAD_THRESHOLD_BYTES = 32 * 1024;
 
-/** What the chamvi External Storage takes. */
+/** What the chamvi External Storage takes. @beta @experimental */
 export interface ChamviExternalStorageOptions {
   /** Payloads of at least this many bytes are offloaded. Default {@link DEFAULT_OFFLOAD_THRESHOLD_BYTES}. */
   readonly thresholdBytes?: number;
@@ -130,6 +130,7 @@ let probed: string | undefined | null = null;
  * protobufjs 8 (one under `@temporalio/common`, one under `@temporalio/proto`), which it does when
  * the protobufjs 7 of `@grpc/proto-loader` takes the top of `node_modules`: adding `protobufjs@^8`
  * to the app's own dependencies makes npm install one.
+ * @beta @experimental
  */
 export function externalStorageProblem(): string | undefined {
   if (probed !== null) return probed;
@@ -220,6 +221,7 @@ export function chamviExternalStorage(
  * A data converter with the chamvi External Storage, for clients that read agent runs whose
  * payloads may be offloaded (a large prompt, a large final text): `new Client({ connection,
  * dataConverter: chamviDataConverter(store) })`. The worker's plugin configures its own.
+ * @beta @experimental
  */
 export function chamviDataConverter(
   store: ConversationStore,

@@ -7,7 +7,7 @@ import { ChamviError } from '../src/errors/chamvi-error.js';
 export const HEALTH_PORT_ENV = 'CHAMVI_HEALTH_PORT';
 export const HEALTH_HOST_ENV = 'CHAMVI_HEALTH_HOST';
 
-/** Where the worker answers health checks. */
+/** Where the worker answers health checks. @public */
 export interface WorkerHealthOptions {
   /** TCP port; 0 picks a free one (see `onListening`). */
   readonly port: number;
@@ -17,7 +17,7 @@ export interface WorkerHealthOptions {
   readonly onListening?: (url: string) => void;
 }
 
-/** The body of a health answer. */
+/** The body of a health answer. @public */
 export interface WorkerHealthReport {
   /** `ok` while the worker polls its task queue, else `unavailable`. */
   readonly status: 'ok' | 'unavailable';
@@ -37,6 +37,7 @@ export class WorkerHealthError extends ChamviError {
  * when the port is unset or empty.
  *
  * @throws WorkerHealthError for a port that is not an integer from 0 to 65535.
+ * @public
  */
 export function workerHealthFromEnv(env: NodeJS.ProcessEnv = process.env): WorkerHealthOptions | undefined {
   const raw = env[HEALTH_PORT_ENV];
@@ -57,6 +58,7 @@ export function workerHealthFromEnv(env: NodeJS.ProcessEnv = process.env): Worke
  * a blocked event loop answers nothing either, which a probe with a timeout reports as unhealthy.
  *
  * @throws WorkerHealthError (from `run()`) when the endpoint cannot listen, for example on a port in use.
+ * @public
  */
 export function workerHealthPlugin(options: WorkerHealthOptions): WorkerPlugin {
   return {

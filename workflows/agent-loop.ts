@@ -10,7 +10,7 @@ import { DEFAULT_MODEL_STEP_OPTIONS, toActivityOptions } from '../common/activit
 import { ACTIVITY_NAMES } from '../common/activity-names.js';
 import { ApprovalGate } from './approvals.js';
 import { agentProgressQuery, type AgentProgress, type SettledToolCall } from '../common/agent-progress.js';
-import { ConversationState } from './conversation-state.js';
+import { ConversationState, conversationInHistory } from './conversation-state.js';
 import { dispatchToolCalls, type DispatchedCall } from './tool-dispatch.js';
 import { RunTracer } from './run-tracer.js';
 import type {
@@ -25,7 +25,7 @@ import type {
   StoreActivityOptions,
 } from '../common/index.js';
 
-/** One model step of a run, as the run's result lists it. */
+/** One model step of a run, as the run's result lists it. @public */
 export interface StepSummary {
   readonly step: number;
   readonly text: string;
@@ -33,24 +33,22 @@ export interface StepSummary {
   readonly toolCalls: ReadonlyArray<{ readonly toolCallId: string; readonly toolName: string }>;
 }
 
-/** Where a run stands between steps: enough to resume it (continue-as-new carries it). */
+/** Where a run stands between steps: enough to resume it (continue-as-new carries it). @public */
 export interface AgentCheckpoint {
   readonly runId: string;
   /** Steps done so far. */
   readonly step: number;
   /** The conversation by reference: the key of its last stored entry, and the messages not stored yet. */
-  readonly conversation?: ConversationRef;
-  /** The whole conversation: in checkpoints of runs begun before 0.3 (a run resumed from one stores it first). */
-  readonly messages?: JsonMessage[];
+  readonly conversation: ConversationRef;
   readonly steps: StepSummary[];
   readonly effects: RunEffectReport[];
-  /** Approval decisions so far (absent in checkpoints of older versions). */
+  /** Approval decisions so far (absent: none). */
   readonly approvals?: ApprovalRecord[];
   /** The run's trace so far (absent: the run is not traced; see `RunTracer`). */
   readonly trace?: RunTrace;
 }
 
-/** What {@link runAgentLoop} takes. Exactly one of `prompt`, `messages` or `checkpoint` starts the conversation. */
+/** What {@link runAgentLoop} takes. Exactly one of `prompt`, `messages` or `checkpoint` starts the conversation. @public */
 export interface AgentLoopOptions {
   /** Name of an agent registered on the worker. */
   readonly agent: string;
@@ -81,7 +79,7 @@ export interface AgentLoopOptions {
   readonly beforeStep?: (checkpoint: AgentCheckpoint) => Promise<void> | void;
 }
 
-/** What a run returns. */
+/** What a run returns. @public */
 export interface AgentRunOutput {
   readonly runId: string;
   /** The model's final text. */
@@ -105,7 +103,7 @@ export interface AgentRunOutput {
    * tool results no model step saw (a run stopped by its step limit). Read it with
    * `loadConversation(store, output)` or `chamvi show <workflow id>`.
    */
-  readonly conversation?: ConversationRef;
+  readonly conversation: ConversationRef;
 }
 
 /**
@@ -117,8 +115,8 @@ export interface AgentRunOutput {
  * The conversation does not travel through the event history: each model step stores it in the
  * workers' store as content-addressed entries, and the workflow carries only the key of the last
  * one and the messages not stored yet (the step's tool results), so a step adds the same few bytes
- * to the history however long the run is. Runs begun before 0.3 finish the way they began (see
- * `ConversationState`).
+ * to the history however long the run is.
+ * @public
  */
 export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunOutput> {
   const start = startingPoint(options);
@@ -129,8 +127,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
     ...(options.state !== undefined ? { state: options.state } : {}),
     ...(options.artifacts !== undefined ? { artifacts: options.artifacts } : {}),
   };
-  // By reference; a run begun before 0.3 is told by its first model step's answer and finishes whole, as it began.
-  const conversation = new ConversationState(start);
+  const conversation = new ConversationState(start.conversation);
   const steps = [...start.steps];
   const effects = [...start.effects];
   const approvals = [...(start.approvals ?? [])];
@@ -144,15 +141,11 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
     ...progress,
     effects: [...effects],
     approvals: [...approvals],
-    ...(conversation.inlined ? {} : conversation.snapshot()),
+    ...conversation.snapshot(),
     ...(settled.length > 0 ? { settled: settled.map(settledCall) } : {}),
   }));
 
   const modelStepOptions = toActivityOptions(DEFAULT_MODEL_STEP_OPTIONS, options.activityOptions?.modelStep);
-  const legacyModelStep = proxyActivities<ChamviActivities>({
-    ...modelStepOptions,
-    summary: `model step · agent ${run.agent}`,
-  })[ACTIVITY_NAMES.modelStep];
 
   let text: string | undefined;
   // The last step's structured output (agents with `output`), as the AI SDK's result has it.
@@ -174,20 +167,18 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
         });
       }
       progress.step = step;
-      // The UI names the step in each activity's summary (runs begun before 0.3 keep theirs).
-      const modelStep = conversation.inlined
-        ? legacyModelStep
-        : proxyActivities<ChamviActivities>({
-            ...modelStepOptions,
-            summary: `step ${step} · model · agent ${run.agent}`.slice(0, 200),
-          })[ACTIVITY_NAMES.modelStep];
+      // The UI names the step in each activity's summary.
+      const modelStep = proxyActivities<ChamviActivities>({
+        ...modelStepOptions,
+        summary: `step ${step} · model · agent ${run.agent}`.slice(0, 200),
+      })[ACTIVITY_NAMES.modelStep];
       // The store learns here that the execution this one continues holds the conversation no more.
       const continuedFrom = step === start.step ? workflowInfo().continuedFromExecutionRunId : undefined;
       tracer.stepStarted(step);
       const result = await modelStep({
         ...run,
         step,
-        ...conversation.modelStepInput(),
+        ...conversation.snapshot(),
         ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
         ...(continuedFrom !== undefined ? { continuedFrom } : {}),
         // The run stream's key; only when the run id does not say it already (no bytes added to a default run's history).
@@ -261,7 +252,13 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
 }
 
 function startingPoint(options: AgentLoopOptions): AgentCheckpoint {
-  if (options.checkpoint !== undefined) return options.checkpoint;
+  if (options.checkpoint !== undefined) {
+    // A checkpoint's type says `conversation`; one of a run that kept it in the history carried `messages`.
+    if ((options.checkpoint as Partial<AgentCheckpoint>).conversation === undefined) {
+      throw conversationInHistory('it continues from a checkpoint without a conversation reference');
+    }
+    return options.checkpoint;
+  }
   const given = [options.prompt !== undefined, options.messages !== undefined].filter(Boolean).length;
   if (given !== 1) {
     throw ApplicationFailure.create({
@@ -275,7 +272,7 @@ function startingPoint(options: AgentLoopOptions): AgentCheckpoint {
   return {
     runId: options.runId ?? workflowInfo().firstExecutionRunId,
     step: 0,
-    messages,
+    conversation: { pending: messages },
     steps: [],
     effects: [],
     approvals: [],

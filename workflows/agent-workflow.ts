@@ -1,7 +1,7 @@
 import { continueAsNew, workflowInfo } from '@temporalio/workflow';
 import { runAgentLoop, type AgentCheckpoint, type AgentLoopOptions, type AgentRunOutput } from './agent-loop.js';
 
-/** Input of {@link agentWorkflow}: the loop's options, plus when to continue as new. */
+/** Input of {@link agentWorkflow}: the loop's options, plus when to continue as new. @public */
 export type AgentWorkflowInput = Omit<AgentLoopOptions, 'beforeStep'> & {
   /**
    * Continue as new after this many steps in one workflow execution (the run keeps its id, its
@@ -14,6 +14,7 @@ export type AgentWorkflowInput = Omit<AgentLoopOptions, 'beforeStep'> & {
  * The generic agent workflow: runs the registered agent named in the input until the model stops,
  * and returns the final text, the steps and the effect report. Continues as new when the history
  * grows large (or every `continueAsNewAfterSteps` steps), keeping the run's identity.
+ * @public
  */
 export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRunOutput> {
   const stepsAtStart = input.checkpoint?.step ?? 0;

@@ -3,7 +3,6 @@ import {
   condition,
   isCancellation,
   log,
-  patched,
   proxyActivities,
   setHandler,
   uuid4,
@@ -28,9 +27,6 @@ import type {
 
 /** How long a call waits for a decision when the registration sets no `approvalTimeout`. */
 export const DEFAULT_APPROVAL_TIMEOUT = '7 days';
-
-// Runs that asked for approvals before requests had nonces and checks were rationed replay without them.
-const REQUEST_BINDING_PATCH = 'chamvi.approval-request-binding';
 
 export { decideApprovalUpdate, approvalDecisionSignal, pendingApprovalsQuery };
 
@@ -124,7 +120,7 @@ export class ApprovalGate {
     const timeout = plan.timeout ?? DEFAULT_APPROVAL_TIMEOUT;
     const onTimeout = plan.onTimeout ?? 'deny';
     const timeoutMs = durationMs(timeout);
-    const nonce = patched(REQUEST_BINDING_PATCH) ? uuid4() : undefined;
+    const nonce = uuid4();
     const waiting: Waiting = {
       request: {
         runId: this.run.runId,
@@ -134,7 +130,7 @@ export class ApprovalGate {
         input: call.input,
         key,
         fingerprint: plan.fingerprint ?? '',
-        ...(nonce !== undefined ? { nonce } : {}),
+        nonce,
         step,
         ...(reason !== undefined ? { reason } : {}),
         requestedAt,
@@ -172,7 +168,7 @@ export class ApprovalGate {
       approved,
       decidedBy,
       ...(waiting.token !== undefined ? { token: waiting.token } : {}),
-      ...(waiting.token !== undefined && nonce !== undefined ? { nonce } : {}),
+      ...(waiting.token !== undefined ? { nonce } : {}),
     };
   }
 
@@ -201,14 +197,14 @@ export class ApprovalGate {
     const read = readApprovalToken(decision.token);
     const problem = read.ok
       ? approvalClaimsProblem(
-          // A request planned by an older version has no fingerprint to compare: the activity computes it.
+          // A plan without a fingerprint leaves none to compare here: the activity computes it from the input.
           request.fingerprint === '' ? { ...read.claims, fingerprint: '' } : read.claims,
           {
             runId: request.runId,
             toolCallId: request.toolCallId,
             key: request.key,
             fingerprint: request.fingerprint,
-            nonce: request.nonce ?? '',
+            nonce: request.nonce,
             approved: decision.approved,
           },
         )
@@ -226,11 +222,9 @@ export class ApprovalGate {
         'ApprovalRefusedError',
       );
     const { request } = waiting;
-    // Rationed from the first live decision on; decisions a run took before replay as they were taken.
-    const rationed = request.nonce !== undefined || patched(REQUEST_BINDING_PATCH);
     const now = Date.now();
     // The validator only looks (it must not change state); the handler, run right after it, takes the check.
-    if (rationed && !this.budget.take(now)) throw refusal(request.toolCallId, this.exhausted(now));
+    if (!this.budget.take(now)) throw refusal(request.toolCallId, this.exhausted(now));
     const verify = proxyActivities<ChamviActivities>({
       ...toActivityOptions(DEFAULT_VERIFY_APPROVAL_OPTIONS, this.verifyOptions),
       summary: `verify approval · call ${request.toolCallId}`,
@@ -243,7 +237,7 @@ export class ApprovalGate {
         toolCallId: request.toolCallId,
         key: request.key,
         input: request.input,
-        ...(request.nonce !== undefined ? { nonce: request.nonce } : {}),
+        nonce: request.nonce,
         approved: decision.approved,
       });
     } catch (error) {
@@ -255,7 +249,7 @@ export class ApprovalGate {
       );
     }
     if (!verdict.valid) throw refusal(request.toolCallId, verdict.problem ?? 'invalid token');
-    if (rationed) this.budget.giveBack();
+    this.budget.giveBack();
     // Decided while the token was being checked (another decision, or the timeout): the first one stands.
     if (waiting.decision !== undefined) {
       throw ApplicationFailure.create({

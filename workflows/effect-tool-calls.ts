@@ -11,7 +11,7 @@ import type {
   ToolActivityOptions,
 } from '../common/index.js';
 
-/** What {@link effectToolCalls} takes: which registered agent's tools, and the run they belong to. */
+/** What {@link effectToolCalls} takes: which registered agent's tools, and the run they belong to. @beta */
 export interface EffectToolCallsOptions {
   /** Name of the agent registered on the worker whose effect tools are called (its model is not used). */
   readonly agent: string;
@@ -26,13 +26,13 @@ export interface EffectToolCallsOptions {
   readonly storeOptions?: StoreActivityOptions;
 }
 
-/** The AI SDK call options the helper reads, when the caller is a tool's `execute`. */
+/** The AI SDK call options the helper reads, when the caller is a tool's `execute`. @beta */
 export interface CallOptionsLike {
   readonly toolCallId?: string;
   readonly messages?: readonly unknown[];
 }
 
-/** Effect-tool calls from workflow code, and their report. */
+/** Effect-tool calls from workflow code, and their report. @beta */
 export interface EffectToolCalls {
   readonly runId: string;
   /**
@@ -68,6 +68,7 @@ export interface EffectToolCalls {
  * Each call is one `chamvi.effectCall` activity on the worker where the agent is registered, so
  * the tool gets the same protocol (recorded, claim, `alreadyApplied`, execute, record) and the
  * same report as in an agent workflow. Workflow-safe: no Node, `ai` or `zod` imports.
+ * @beta
  */
 export function effectToolCalls(options: EffectToolCallsOptions): EffectToolCalls {
   const run: RunRef = {

@@ -1,5 +1,7 @@
 // Workflow-safe entry point (`@chamvi/temporal/workflows`): import it from workflow code. It
-// imports nothing from Node, `ai` or `zod`, and reaches activities by type only.
+// imports nothing from Node, `ai` or `zod`, and reaches activities by type only. It declares the
+// agent workflow's interface: its input, its output and the report shapes in them, which
+// `@chamvi/temporal/client` re-exports as types.
 export { agentWorkflow, type AgentWorkflowInput } from './agent-workflow.js';
 export {
   runAgentLoop,
@@ -8,34 +10,23 @@ export {
   type AgentRunOutput,
   type StepSummary,
 } from './agent-loop.js';
-export { agentProgressQuery, type AgentProgress, type SettledToolCall } from '../common/agent-progress.js';
-export {
-  ApprovalGate,
-  approvalDecisionSignal,
-  decideApprovalUpdate,
-  pendingApprovalsQuery,
-  DEFAULT_APPROVAL_TIMEOUT,
-} from './approvals.js';
-export {
-  DEFAULT_MODEL_STEP_OPTIONS,
-  DEFAULT_STORE_OPTIONS,
-  DEFAULT_TOOL_OPTIONS,
-  DEFAULT_VERIFY_APPROVAL_OPTIONS,
-  mergeActivityOptions,
-  toActivityOptions,
-} from '../common/activity-options.js';
-export {
-  FAILURE_CATALOGUE,
-  NON_RETRYABLE_TYPES,
-  failurePolicyOf,
-  type CataloguedFailure,
-  type FailurePolicy,
-} from '../common/failure-policy.js';
 export {
   effectToolCalls,
   type CallOptionsLike,
   type EffectToolCalls,
   type EffectToolCallsOptions,
 } from './effect-tool-calls.js';
-export { ACTIVITY_NAMES, type ChamviActivityName } from '../common/activity-names.js';
-export type * from '../common/index.js';
+export type { RunEffectOutcome, RunEffectReport } from '../common/run-effect-report.js';
+export type { ApprovalRecord } from '../common/approval-types.js';
+export type { ConversationRef } from '../common/conversation-ref.js';
+export type { JsonMessage } from '../common/json-messages.js';
+export type { RunTrace, RunTraceContext, RunTraceStep } from '../common/run-trace.js';
+export type {
+  JsonActivityOptions,
+  ModelStepActivityOptions,
+  StoreActivityOptions,
+  ToolActivityOptions,
+} from '../common/activity-options.js';
+
+// Types of the root entry point in the reports above, re-exported as types (the same declarations).
+export type { EffectCallReport, EffectOutcome } from '../src/effects/effect-report.js';

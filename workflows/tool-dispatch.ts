@@ -3,10 +3,10 @@ import { DEFAULT_STORE_OPTIONS, DEFAULT_TOOL_OPTIONS, toActivityOptions } from '
 import { ACTIVITY_NAMES } from '../common/activity-names.js';
 import { failurePolicyOf } from '../common/failure-policy.js';
 import type { ApprovalGate } from './approvals.js';
-import type { CallConversation } from './conversation-state.js';
 import type {
   ApprovalEvidence,
   ApprovalRecord,
+  CallConversationRef,
   ChamviActivities,
   JsonToolOutput,
   RunEffectReport,
@@ -42,7 +42,7 @@ export interface DispatchedCall {
  */
 export async function dispatchToolCalls(
   run: RunRef,
-  seen: CallConversation,
+  seen: CallConversationRef,
   calls: ToolCallPlan[],
   storeOptions?: StoreActivityOptions,
   approvals?: {
@@ -131,12 +131,11 @@ export async function dispatchToolCalls(
 
 /**
  * Schedules the activity of one planned call (effect or plain). `seen` is what the model saw for
- * the call's step: by reference (the activity reads it from the store when the tool looks), or
- * whole for runs begun before 0.3.
+ * the call's step, by reference: the activity reads it from the store when the tool looks.
  */
 export function scheduleCall(
   run: RunRef,
-  seen: CallConversation,
+  seen: CallConversationRef,
   call: ToolCallPlan,
   approval?: ApprovalEvidence,
   step?: number,
@@ -145,11 +144,9 @@ export function scheduleCall(
     call.kind === 'effect'
       ? `effect ${call.toolName} · key ${call.key ?? ''}`
       : `tool ${call.toolName} · call ${call.toolCallId}`;
-  // The UI names the step and the tool (runs begun before 0.3 keep their summaries); the key is in the input.
+  // The UI names the step and the tool; the key is in the input.
   const summary =
-    step === undefined || seen.conversation === undefined
-      ? what
-      : `step ${step} · ${call.kind === 'effect' ? 'effect' : 'tool'} ${call.toolName}`;
+    step === undefined ? what : `step ${step} · ${call.kind === 'effect' ? 'effect' : 'tool'} ${call.toolName}`;
   const activities = proxyActivities<ChamviActivities>({
     ...toActivityOptions(DEFAULT_TOOL_OPTIONS, call.options),
     summary: summary.length > 200 ? `${summary.slice(0, 197)}...` : summary,
@@ -159,7 +156,7 @@ export function scheduleCall(
     toolName: call.toolName,
     toolCallId: call.toolCallId,
     input: call.input,
-    ...(seen.conversation !== undefined ? { conversation: seen.conversation } : { messages: seen.messages }),
+    conversation: seen,
     ...(call.key !== undefined ? { key: call.key } : {}),
     ...(approval !== undefined ? { approval } : {}),
   };

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { commitTreeWithEffect, runGit } from '../../src/strategies/index.js';
+import { commitTreeWithEffect, runGit } from '@chamvi/temporal/strategies';
 
 /** Who commits: name and email for author and committer. */
 export interface GitIdentity {

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { z } from 'zod';
-import { defaultEffectKey, defineEffectTool, effectKeyOf } from '../../src/index.js';
-import { checkRemoteEffect, pushEffectCommit, runGit } from '../../src/strategies/index.js';
+import { defaultEffectKey, defineEffectTool, effectKeyOf } from '@chamvi/temporal';
+import { checkRemoteEffect, pushEffectCommit, runGit } from '@chamvi/temporal/strategies';
 import { commitFile, type GitIdentity } from './commit-file.js';
 
 /** What the push tool needs. */

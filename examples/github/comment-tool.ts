@@ -1,7 +1,7 @@
 import type { Octokit } from '@octokit/rest';
 import type { ToolExecutionOptions } from 'ai';
 import { z } from 'zod';
-import { defineEffectTool, effectKeyOf, stepIndex, type ToolContext } from '../../src/index.js';
+import { defineEffectTool, effectKeyOf, stepIndex, type ToolContext } from '@chamvi/temporal';
 import {
   markerAppliedInPages,
   neutralizeEffectMarkers,
@@ -9,7 +9,7 @@ import {
   signedEffectMarker,
   verdict,
   type MarkerSecret,
-} from '../../src/strategies/index.js';
+} from '@chamvi/temporal/strategies';
 import { issueCommentPages } from './issue-comment-pages.js';
 
 /** What the comment tool needs; build it once per worker (see {@link createGitHubCommentTool}). */

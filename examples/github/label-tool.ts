@@ -1,6 +1,6 @@
 import type { Octokit } from '@octokit/rest';
 import { z } from 'zod';
-import { defineSetEffectTool } from '../../src/strategies/index.js';
+import { defineSetEffectTool } from '@chamvi/temporal/strategies';
 
 /** What the label tool needs. */
 export interface GitHubLabelToolConfig {

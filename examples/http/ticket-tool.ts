@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { defineEffectTool, effectFenceOf, effectKeyOf, inputFingerprint } from '../../src/index.js';
-import { idempotentFetch } from '../../src/strategies/index.js';
+import { defineEffectTool, effectFenceOf, effectKeyOf, inputFingerprint } from '@chamvi/temporal';
+import { idempotentFetch } from '@chamvi/temporal/strategies';
 
 /** What the ticket tool needs. */
 export interface TicketToolConfig {
-  /** Base URL of the ticket API, e.g. `http://127.0.0.1:8080` (testing/http/idempotent-server.ts). */
+  /** Base URL of the ticket API, e.g. `http://127.0.0.1:8080` (test/fixtures/idempotent-server.ts). */
   readonly baseUrl: string;
   /** Extra headers (authorization). Kept in the worker, never in run state. */
   readonly headers?: Record<string, string>;

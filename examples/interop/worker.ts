@@ -7,9 +7,9 @@ import { Octokit } from '@octokit/rest';
 import { AiSdkPlugin } from '@temporalio/ai-sdk';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
-import { defineAgent } from '../../src/index.js';
-import { createEffectStore } from '../../src/stores/index.js';
-import { chamviPlugin } from '../../worker/index.js';
+import { defineAgent } from '@chamvi/temporal';
+import { createEffectStore } from '@chamvi/temporal/stores';
+import { chamviPlugin } from '@chamvi/temporal/worker';
 import { createGitHubCommentTool } from '../github/comment-tool.js';
 
 const [owner = '', repo = ''] = (process.env['GITHUB_REPOSITORY'] ?? '').split('/');

@@ -5,7 +5,7 @@
 import { temporalProvider } from '@temporalio/ai-sdk/workflow';
 import { generateText, stepCountIs, tool } from 'ai';
 import { z } from 'zod';
-import { effectToolCalls, type EffectCallReport } from '../../workflows/index.js';
+import { effectToolCalls, type EffectCallReport } from '@chamvi/temporal/workflows';
 
 export interface TriageInput {
   readonly issue: number;

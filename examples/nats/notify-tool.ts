@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineEffectTool, effectKeyOf, inputFingerprint } from '../../src/index.js';
-import { publishOnce, type JetStreamPublisher, type PublishOnceResult } from '../../src/strategies/index.js';
+import { defineEffectTool, effectKeyOf, inputFingerprint } from '@chamvi/temporal';
+import { publishOnce, type JetStreamPublisher, type PublishOnceResult } from '@chamvi/temporal/strategies';
 
 /** What the notification tool needs. */
 export interface NatsNotifyToolConfig {

@@ -8,7 +8,7 @@ import {
   REFUSED_SETTINGS,
 } from './agent-setting-names.js';
 
-/** The AI SDK's runtime context type (`runtimeContext`, what stop conditions and `prepareStep` see). */
+/** The AI SDK's runtime context type (`runtimeContext`, what stop conditions and `prepareStep` see). @public */
 export type AgentRuntimeContext = NonNullable<ToolLoopAgentSettings['runtimeContext']>;
 
 /**
@@ -29,14 +29,15 @@ export type AgentRuntimeContext = NonNullable<ToolLoopAgentSettings['runtimeCont
  * - `timeout`: only `stepMs`, `firstChunkMs`, `chunkMs` (per model call); `maxRetries`: only 0.
  * - `toolApproval`: decides which calls wait for an approval (planned in the model step, checked
  *   again in the tool's activity), where the worker's registration sets no `toolApproval` of its own.
+ * @public
  */
 export type AgentSettings<
   TOOLS extends ToolSet = ToolSet,
   RUNTIME_CONTEXT extends AgentRuntimeContext = AgentRuntimeContext,
-  OUTPUT extends AgentOutput = AgentOutput,
+  OUTPUT extends OutputInterface = OutputInterface,
 > = Pick<ToolLoopAgentSettings<never, TOOLS, RUNTIME_CONTEXT, OUTPUT>, AgentSettingName>;
 
-/** The names of the {@link AgentSettings}: the `ToolLoopAgentSettings` an agent keeps and the model step applies. */
+/** The names of the {@link AgentSettings}: the `ToolLoopAgentSettings` an agent keeps and the model step applies. @public */
 export type AgentSettingName =
   | 'toolChoice'
   | 'activeTools'
@@ -65,9 +66,6 @@ export type AgentSettingName =
   | 'toolApproval'
   | 'stopWhen'
   | 'prepareStep';
-
-/** A structured output specification (`Output.object(...)`, `Output.array(...)`, ...). */
-export type AgentOutput = OutputInterface;
 
 const PERMITTED_TIMEOUTS = ['stepMs', 'firstChunkMs', 'chunkMs'];
 

@@ -1,11 +1,6 @@
-import type { Instructions, LanguageModel, TelemetryOptions, ToolSet } from 'ai';
+import type { Instructions, LanguageModel, OutputInterface, TelemetryOptions, ToolSet } from 'ai';
 import { assertNoStrayHooks } from '../effects/define-effect-tool.js';
-import {
-  checkAgentSettings,
-  type AgentOutput,
-  type AgentRuntimeContext,
-  type AgentSettings,
-} from './agent-settings.js';
+import { checkAgentSettings, type AgentRuntimeContext, type AgentSettings } from './agent-settings.js';
 import { toolLoopAgentSettings, type ToolLoopAgentSource } from './tool-loop-agent-source.js';
 
 const AGENT = Symbol.for('@chamvi/temporal/agent');
@@ -14,11 +9,12 @@ const AGENT = Symbol.for('@chamvi/temporal/agent');
  * What {@link defineAgent} takes: a name, and AI SDK 7's `ToolLoopAgentSettings` (the same names
  * and meaning; see {@link AgentSettings} for where each one runs). Callbacks (`onStepFinish`,
  * `onEnd`, ...) and the settings Temporal owns are refused with an `UnsupportedAgentSettingError`.
+ * @public
  */
 export interface AgentDefinition<
   TOOLS extends ToolSet = ToolSet,
   RUNTIME_CONTEXT extends AgentRuntimeContext = AgentRuntimeContext,
-  OUTPUT extends AgentOutput = AgentOutput,
+  OUTPUT extends OutputInterface = OutputInterface,
 > extends AgentSettings<TOOLS, RUNTIME_CONTEXT, OUTPUT> {
   /** Unique name; Temporal workers register agents by it and workflows start them by it. */
   readonly name: string;
@@ -51,11 +47,12 @@ export interface AgentDefinition<
 /**
  * What {@link defineAgent} takes to run an existing AI SDK agent: a `ToolLoopAgent` (or the
  * settings object it was made from) and, unless the agent has an `id`, a name.
+ * @public
  */
 export interface ToolLoopAgentDefinition<
   TOOLS extends ToolSet = ToolSet,
   RUNTIME_CONTEXT extends AgentRuntimeContext = AgentRuntimeContext,
-  OUTPUT extends AgentOutput = AgentOutput,
+  OUTPUT extends OutputInterface = OutputInterface,
 > {
   /** Default: the agent's `id`. */
   readonly name?: string;
@@ -65,7 +62,7 @@ export interface ToolLoopAgentDefinition<
   readonly maxSteps?: number;
 }
 
-/** An agent: a name, a model, instructions, tools and settings, ready for `runAgent` or a Temporal worker. */
+/** An agent: a name, a model, instructions, tools and settings, ready for `runAgent` or a Temporal worker. @public */
 export interface Agent<TOOLS extends ToolSet = ToolSet> {
   /** The name workers register it by and runs start it by. */
   readonly name: string;
@@ -100,11 +97,12 @@ export const DEFAULT_MAX_STEPS = 20;
  * but is not an effect tool (it lost the brand) throws an `InvalidEffectToolError` naming the tool;
  * a setting chamvi cannot honour (a callback, `maxRetries`, `toolsContext`, a stop condition that
  * is not a function, an unknown name) throws an `UnsupportedAgentSettingError` naming the setting.
+ * @public
  */
 export function defineAgent<
   TOOLS extends ToolSet = ToolSet,
   RUNTIME_CONTEXT extends AgentRuntimeContext = AgentRuntimeContext,
-  OUTPUT extends AgentOutput = AgentOutput,
+  OUTPUT extends OutputInterface = OutputInterface,
 >(
   definition: AgentDefinition<TOOLS, RUNTIME_CONTEXT, OUTPUT> | ToolLoopAgentDefinition<TOOLS, RUNTIME_CONTEXT, OUTPUT>,
 ): Agent<TOOLS> {

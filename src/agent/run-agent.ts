@@ -13,14 +13,14 @@ import { InvalidEffectKeyError, LegacyContextFieldError } from '../errors/errors
 import type { IEffectStore } from '../stores/effect-store.js';
 import type { Agent } from './define-agent.js';
 import { toolsContextFor } from './tools-context.js';
-import { wrapToolsForRun, type AllowTool } from './wrap-tools-for-run.js';
+import { wrapToolsForRun } from './wrap-tools-for-run.js';
 
-/** The prompt of a run: a text prompt or a message list. */
+/** The prompt of a run: a text prompt or a message list. @public */
 export type AgentPrompt =
   | { readonly prompt: string; readonly messages?: never }
   | { readonly messages: ModelMessage[]; readonly prompt?: never };
 
-/** What {@link runAgent} takes besides the agent. */
+/** What {@link runAgent} takes besides the agent. @public */
 export type RunAgentOptions = AgentPrompt & {
   /** Where effect results are recorded. Reuse it (with the same `runId`) to resume a run without re-applying effects. */
   readonly store: IEffectStore;
@@ -32,13 +32,13 @@ export type RunAgentOptions = AgentPrompt & {
   /** Overrides the agent's `maxSteps`. */
   readonly maxSteps?: number;
   /** Re-checks every tool call; a refused call throws `ToolNotAllowedError`. */
-  readonly allow?: AllowTool;
+  readonly allow?: (toolName: string) => boolean;
   /** Aborts the run (and reaches tools as `ctx.run.signal`). */
   readonly signal?: AbortSignal;
   readonly logger?: EffectLogger;
 };
 
-/** What a run resolves with. */
+/** What a run resolves with. @public */
 export interface AgentRunResult {
   readonly runId: string;
   /** The model's final text. */
@@ -59,8 +59,9 @@ export interface AgentRunResult {
  * whose keys are recorded return their recorded results. This engine has no retries of its own;
  * for durable runs use the Temporal workflow.
  *
- * Tool errors go back to the model as the AI SDK does, except definition bugs (a 0.1-era
+ * Tool errors go back to the model as the AI SDK does, except definition bugs (a legacy
  * `ctx.runId` read, an `effectKey` returning no usable key): those end the loop and reject the run.
+ * @public
  */
 export async function runAgent(agent: Agent, options: RunAgentOptions): Promise<AgentRunResult> {
   const runId = options.runId ?? randomUUID();
@@ -114,7 +115,7 @@ function parsedOutput(read: () => unknown): unknown {
 
 /**
  * The first tool error in `steps` that is a bug in a tool's definition rather than something the
- * model could react to: a 0.1-era context field read (`ctx.runId`), or an `effectKey` that returned
+ * model could react to: a legacy context field read (`ctx.runId`), or an `effectKey` that returned
  * no usable key. The AI SDK would hand such errors to the model as tool errors and carry on; the run
  * fails with them instead, loudly. Other tool errors (a failing remote, `ToolNotAllowedError`) go
  * back to the model as the AI SDK does.

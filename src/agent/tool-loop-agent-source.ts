@@ -1,12 +1,12 @@
-import type { ToolLoopAgent, ToolLoopAgentSettings, ToolSet } from 'ai';
+import type { OutputInterface, ToolLoopAgent, ToolLoopAgentSettings, ToolSet } from 'ai';
 import { UnsupportedAgentSettingError } from '../errors/unsupported-agent-setting-error.js';
-import type { AgentOutput, AgentRuntimeContext } from './agent-settings.js';
+import type { AgentRuntimeContext } from './agent-settings.js';
 
-/** An AI SDK `ToolLoopAgent`, or the settings object one is made from (without `toolsContext`: a run gives every tool its `ToolContext`). */
+/** An AI SDK `ToolLoopAgent`, or the settings object one is made from (without `toolsContext`: a run gives every tool its `ToolContext`). @public */
 export type ToolLoopAgentSource<
   TOOLS extends ToolSet = ToolSet,
   RUNTIME_CONTEXT extends AgentRuntimeContext = AgentRuntimeContext,
-  OUTPUT extends AgentOutput = AgentOutput,
+  OUTPUT extends OutputInterface = OutputInterface,
 > =
   | ToolLoopAgent<never, TOOLS, RUNTIME_CONTEXT, OUTPUT>
   // Without toolsContext: the SDK's type requires it for tools that read a context (effect tools

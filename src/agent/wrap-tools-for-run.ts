@@ -32,7 +32,7 @@ type Options = ToolExecutionOptions<ToolContext>;
  * `options.context`) always get `ctx`, so pass the same ToolContext as `context` when you call them.
  *
  * `ctx` may be a plain object (`{ run: { runId, ... }, state, artifacts }`): the hooks then get a
- * guarded view of it, where reading a 0.1 field (`ctx.runId`) throws `LegacyContextFieldError`
+ * guarded view of it, where reading a legacy field (`ctx.runId`) throws `LegacyContextFieldError`
  * instead of reading `undefined` (see `guardToolContext`); `ctx.run.runId` must be a non-empty
  * string, else `InvalidToolContextError` is thrown here. A streaming `execute` (an async
  * generator function) still streams through the wrapper; its last value is recorded, and a

@@ -1,13 +1,12 @@
 import type { ModelMessage, Tool, ToolExecutionOptions } from 'ai';
 import type { ToolContext } from '../context/tool-context.js';
 
-type MaybePromise<T> = T | PromiseLike<T>;
-
 /**
  * An approval status, as AI SDK 7's `toolApproval` has it: `not-applicable` (or `undefined`) runs
  * the call, `approved` runs it without asking, `denied` refuses it without asking, and
  * `user-approval` makes the run wait for a person's decision. Object forms carry a reason (shown
  * to the approver for `user-approval`, told to the model for `denied`).
+ * @public
  */
 export type ApprovalStatus =
   | undefined
@@ -18,7 +17,7 @@ export type ApprovalStatus =
   | { readonly type: 'not-applicable'; readonly reason?: never }
   | { readonly type: 'approved' | 'denied' | 'user-approval'; readonly reason?: string };
 
-/** What a per-tool approval function gets besides the input (AI SDK 7's `SingleToolApprovalFunction` options). */
+/** What a per-tool approval function gets besides the input (AI SDK 7's `SingleToolApprovalFunction` options). @public */
 export interface ToolApprovalCallOptions {
   readonly toolCallId: string;
   readonly messages: ModelMessage[];
@@ -26,13 +25,14 @@ export interface ToolApprovalCallOptions {
   readonly toolContext: ToolContext;
 }
 
-/** One tool's approval rule: a status, or a function of the call's input and context. */
+/** One tool's approval rule: a status, or a function of the call's input and context. @public */
 export type ToolApprovalRule =
-  ApprovalStatus | ((input: never, options: ToolApprovalCallOptions) => MaybePromise<ApprovalStatus>);
+  ApprovalStatus | ((input: never, options: ToolApprovalCallOptions) => ApprovalStatus | PromiseLike<ApprovalStatus>);
 
 /**
  * AI SDK 7's `toolApproval` configuration, evaluated for every call of the agent: a rule per tool
  * name, or one function for every call.
+ * @public
  */
 export type ToolApprovalSettings =
   | Readonly<Record<string, ToolApprovalRule>>
@@ -40,7 +40,7 @@ export type ToolApprovalSettings =
       readonly toolCall: { readonly toolCallId: string; readonly toolName: string; readonly input: unknown };
       readonly messages: ModelMessage[];
       readonly toolContext: ToolContext;
-    }) => MaybePromise<ApprovalStatus>);
+    }) => ApprovalStatus | PromiseLike<ApprovalStatus>);
 
 /** An approval status in one shape. */
 export interface ResolvedApproval {
@@ -76,14 +76,13 @@ export async function resolveApproval(
       const rule = Object.hasOwn(settings, call.toolName) ? settings[call.toolName] : undefined;
       status =
         typeof rule === 'function'
-          ? await (rule as (input: unknown, options: ToolApprovalCallOptions) => MaybePromise<ApprovalStatus>)(
-              call.input,
-              {
-                toolCallId: call.toolCallId,
-                messages,
-                toolContext: ctx,
-              },
-            )
+          ? await (
+              rule as (input: unknown, options: ToolApprovalCallOptions) => ApprovalStatus | PromiseLike<ApprovalStatus>
+            )(call.input, {
+              toolCallId: call.toolCallId,
+              messages,
+              toolContext: ctx,
+            })
           : rule;
     }
     const resolved = normalize(status);
@@ -97,9 +96,8 @@ export async function resolveApproval(
     messages,
     context: ctx,
   } as unknown as ToolExecutionOptions<ToolContext>;
-  const answer = await (needs as (input: unknown, options: ToolExecutionOptions<ToolContext>) => MaybePromise<boolean>)(
-    call.input,
-    options,
-  );
+  const answer = await (
+    needs as (input: unknown, options: ToolExecutionOptions<ToolContext>) => boolean | PromiseLike<boolean>
+  )(call.input, options);
   return normalize(answer === true) ?? { status: 'not-applicable' };
 }

@@ -6,6 +6,7 @@
 /**
  * What an approval token is bound to: one decision on one request of one tool call of one run,
  * for exactly the input the approver saw, optionally until a deadline.
+ * @public
  */
 export interface ApprovalClaims {
   /** The logical run id (`ctx.run.runId`). */
@@ -24,8 +25,7 @@ export interface ApprovalClaims {
   /**
    * The pending request's nonce (a pending approval lists it as `nonce`): the run draws a new one
    * each time a call asks for a decision, so a token answers that one request and no later call
-   * with the same call id and input (the next step's, a reset run's). Empty only for a request
-   * of a run that asked before 0.3, which had none.
+   * with the same call id and input (the next step's, a reset run's).
    */
   readonly nonce: string;
   /** The decision itself: a token minted to approve cannot deny, and the other way round. */

@@ -42,6 +42,7 @@ function sign(secret: Uint8Array, payload: string): Buffer {
  *
  * @throws InvalidApprovalSecretError when the secret is shorter than 16 bytes.
  * @throws InvalidApprovalClaimsError when a claim has the wrong type, or `expiresAt` is not a finite number.
+ * @public
  */
 export function createApprovalToken(secret: string | Uint8Array, claims: ApprovalClaims): string {
   const key = approvalSecretBytes(secret);

@@ -1,9 +1,9 @@
 import { InvalidToolContextError, LegacyContextFieldError } from '../errors/errors.js';
 
-/** JSON-like data a run carries (its trigger, state and artifacts). */
+/** JSON-like data a run carries (its trigger, state and artifacts). @public */
 export type RunData = Readonly<Record<string, unknown>>;
 
-/** The logical run an effect belongs to. */
+/** The logical run an effect belongs to. @public */
 export interface RunInfo {
   /**
    * Stable id of the logical run. Effect keys start with it, so it must not change across
@@ -23,13 +23,14 @@ export interface RunInfo {
  * What effect tools see of the run: `effectKey(input, ctx, options)`,
  * `alreadyApplied(key, input, ctx)` and `execute` (as `options.context`) get the same object.
  *
- * Reading a 0.1-era field (`ctx.runId`, `ctx.agent`, `ctx.trigger`, `ctx.signal`) throws a
- * {@link LegacyContextFieldError} rather than reading `undefined`; those guards are
+ * Reading a field of the former `RunContext` (`ctx.runId`, `ctx.agent`, `ctx.trigger`,
+ * `ctx.signal`) throws a {@link LegacyContextFieldError} rather than reading `undefined`; those guards are
  * non-enumerable, so the context still serialises as JSON. Every context the library hands to the
  * hooks is guarded: one made by {@link createToolContext} carries the guards itself, and a plain
  * object given to `wrapToolsForRun` reaches the hooks through a guarded view of it (see
  * {@link guardToolContext}). (A type alias rather than an interface so that it satisfies the AI
  * SDK's `Context` record type.)
+ * @public
  */
 export type ToolContext<State extends RunData = RunData> = {
   readonly run: RunInfo;
@@ -52,10 +53,10 @@ export interface ToolContextInit<State extends RunData = RunData> {
 const LEGACY_FIELDS = ['runId', 'agent', 'trigger', 'signal'] as const;
 const LEGACY_FIELD_SET: ReadonlySet<string | symbol> = new Set(LEGACY_FIELDS);
 
-/** Contexts known to throw on a 0.1 field read: made by createToolContext, or views made by guardToolContext. */
+/** Contexts known to throw on a legacy field read: made by createToolContext, or views made by guardToolContext. */
 const guarded = new WeakSet<object>();
 
-/** Builds a {@link ToolContext} with the 0.1 migration guards in place. */
+/** Builds a {@link ToolContext} with the legacy-field guards in place. */
 export function createToolContext<State extends RunData = RunData>(init: ToolContextInit<State>): ToolContext<State> {
   if (typeof init.runId !== 'string' || init.runId.length === 0) {
     throw new TypeError(
@@ -83,8 +84,8 @@ export function createToolContext<State extends RunData = RunData>(init: ToolCon
 }
 
 /**
- * The context the hooks of a run get: `ctx` itself when it already carries the 0.1 guards (made
- * by {@link createToolContext}), else a guarded view of it. The view reads through to `ctx` (its
+ * The context the hooks of a run get: `ctx` itself when it already carries the legacy-field guards
+ * (made by {@link createToolContext}), else a guarded view of it. The view reads through to `ctx` (its
  * fields, spreads and `JSON.stringify` are those of `ctx`, later changes show), except that reading
  * `runId`, `agent`, `trigger` or `signal` where `ctx` has no such property throws
  * {@link LegacyContextFieldError} instead of giving `undefined`, which would collapse a custom key
@@ -92,7 +93,7 @@ export function createToolContext<State extends RunData = RunData>(init: ToolCon
  * The view is a different object from `ctx` (compare `ctx.run`, not the context, for identity).
  *
  * @param where who asks, for the error message (`wrapToolsForRun`).
- * @throws InvalidToolContextError when `ctx.run.runId` is not a non-empty string (a 0.1
+ * @throws InvalidToolContextError when `ctx.run.runId` is not a non-empty string (a legacy
  *   `RunContext`, a context missing `run`): every effect key of the run starts with it.
  */
 export function guardToolContext<C extends ToolContext>(ctx: C, where: string): C {

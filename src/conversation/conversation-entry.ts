@@ -7,6 +7,7 @@ import { canonicalJson } from '../json/canonical-json.js';
  * rewritten, and every writer that means the same message after the same history (an activity's
  * retry, a workflow retry, a reset, a continue-as-new, the two branches of a reset) writes the
  * same row without coordinating with anyone.
+ * @public
  */
 export interface ConversationEntry {
   /** {@link conversationEntryKey} of `parent` and `json`. */

@@ -39,7 +39,7 @@ export class ConversationLog {
    * Writes `entries` of run `runId` (those the store has are left as they are, once it checked
    * they hold the same) and keeps them in the cache. `options` as the store takes them: whether the
    * write closes the run, the execution that writes and which of its writes this is (a boolean is
-   * `close`, as in 0.3).
+   * `close`).
    *
    * @throws ConversationEntryCorruptError when the store already holds one of the keys with
    *   another message, parent or run.

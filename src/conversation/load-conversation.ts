@@ -2,13 +2,11 @@ import type { ModelMessage } from 'ai';
 import type { ConversationStore } from '../stores/conversation-store.js';
 import { ConversationLog, messagesOf } from './conversation-log.js';
 
-/** What {@link loadConversation} reads: an agent run's output or progress, or just its run id and conversation reference. */
+/** What {@link loadConversation} reads: an agent run's output or progress, or just its run id and conversation reference. @public */
 export interface ConversationSource {
   readonly runId: string;
   /** The key of the conversation's last stored entry, and the messages not stored yet. */
-  readonly conversation?: { readonly head?: string; readonly pending?: readonly unknown[] };
-  /** The whole conversation, as the outputs of runs begun before 0.3 hold it. */
-  readonly messages?: readonly unknown[];
+  readonly conversation: { readonly head?: string; readonly pending?: readonly unknown[] };
 }
 
 /**
@@ -26,9 +24,9 @@ export interface ConversationSource {
  *
  * @throws ConversationEntryMissingError when the store lacks an entry (another store, or pruned).
  * @throws ConversationEntryCorruptError when a stored entry is not what the run wrote (every entry is checked).
+ * @public
  */
 export async function loadConversation(store: ConversationStore, source: ConversationSource): Promise<ModelMessage[]> {
-  if (source.conversation === undefined) return [...((source.messages ?? []) as ModelMessage[])];
   const entries = await new ConversationLog(store).load(source.runId, source.conversation.head);
   return [...messagesOf(entries), ...(source.conversation.pending ?? [])] as ModelMessage[];
 }

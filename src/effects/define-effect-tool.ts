@@ -9,9 +9,7 @@ import { InvalidEffectToolError } from '../errors/errors.js';
  */
 export const EFFECT_TOOL = Symbol.for('@chamvi/temporal/effect-tool');
 
-type MaybePromise<T> = T | PromiseLike<T>;
-
-/** The two optional hooks an effect tool adds to an AI SDK tool definition. */
+/** The two optional hooks an effect tool adds to an AI SDK tool definition. @public */
 export interface EffectToolHooks<INPUT, OUTPUT, CONTEXT extends ToolContext = ToolContext> {
   /**
    * The effect key of a call: calls with equal keys are one effect, applied at most once.
@@ -19,7 +17,7 @@ export interface EffectToolHooks<INPUT, OUTPUT, CONTEXT extends ToolContext = To
    * non-empty string. `options` are the AI SDK call options (`toolCallId`, `messages`); key by
    * {@link stepIndex} when a redone step may produce different input.
    */
-  effectKey?: (input: INPUT, ctx: CONTEXT, options: ToolExecutionOptions<CONTEXT>) => MaybePromise<string>;
+  effectKey?: (input: INPUT, ctx: CONTEXT, options: ToolExecutionOptions<CONTEXT>) => string | PromiseLike<string>;
   /**
    * Asked before `execute` when the store holds no result for the key: does the effect already
    * exist remotely (applied by an earlier attempt that crashed before its result was recorded)?
@@ -28,10 +26,14 @@ export interface EffectToolHooks<INPUT, OUTPUT, CONTEXT extends ToolContext = To
    * `EffectOutcomeUnknownError` when the remote cannot tell yet.
    */
   // NoInfer: OUTPUT comes from execute; inferred from here, `async () => undefined` made it Promise<undefined>.
-  alreadyApplied?: (key: string, input: INPUT, ctx: CONTEXT) => MaybePromise<NoInfer<OUTPUT> | undefined>;
+  alreadyApplied?: (
+    key: string,
+    input: INPUT,
+    ctx: CONTEXT,
+  ) => NoInfer<OUTPUT> | undefined | PromiseLike<NoInfer<OUTPUT> | undefined>;
 }
 
-/** What {@link defineEffectTool} takes: an AI SDK tool definition with `execute`, plus the hooks. */
+/** What {@link defineEffectTool} takes: an AI SDK tool definition with `execute`, plus the hooks. @public */
 export type EffectToolDefinition<INPUT, OUTPUT, CONTEXT extends ToolContext = ToolContext> = Tool<
   INPUT,
   OUTPUT,
@@ -45,6 +47,7 @@ export type EffectToolDefinition<INPUT, OUTPUT, CONTEXT extends ToolContext = To
  * symbol, an enumerable own property that a spread copies) is a runtime mark checked by
  * {@link isEffectTool}; it is left out of the type so that declaration files of modules exporting
  * effect tools can name it.
+ * @public
  */
 export type EffectTool<
   INPUT = unknown,
@@ -66,6 +69,7 @@ export type EffectTool<
  * it rather than run it without the protocol (see {@link assertNoStrayHooks}).
  *
  * @throws InvalidEffectToolError when `execute` is missing or a hook is not a function.
+ * @public
  */
 export function defineEffectTool<INPUT, OUTPUT, CONTEXT extends ToolContext = ToolContext>(
   definition: EffectToolDefinition<INPUT, OUTPUT, CONTEXT>,

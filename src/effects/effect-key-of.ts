@@ -27,6 +27,7 @@ export function withEffectCall<T extends object>(options: T, key: string, fence:
  *
  * @throws TypeError when the options did not come through the effect protocol (an unwrapped
  *   `execute` called directly has no key).
+ * @public
  */
 export function effectKeyOf(options: object): string {
   const key = (options as { [EFFECT_KEY]?: unknown })[EFFECT_KEY];
@@ -48,6 +49,7 @@ export function effectKeyOf(options: object): string {
  *
  * `undefined` when the store has no claims (a plain `IEffectStore`) or the options did not come
  * through the effect protocol.
+ * @public
  */
 export function effectFenceOf(options: object): number | undefined {
   const fence = (options as { [EFFECT_FENCE]?: unknown })[EFFECT_FENCE];

@@ -6,6 +6,7 @@ import { canonicalJson } from '../json/canonical-json.js';
  * Hex SHA-256 of the canonical JSON of `input`: the input fingerprint kept with each record.
  *
  * @throws UnsupportedJsonValueError as {@link defaultEffectKey} does.
+ * @public
  */
 export function inputFingerprint(input: unknown): string {
   // crypto.hash: the one-shot form, about twice as fast as createHash for inputs this small.
@@ -23,6 +24,7 @@ export function inputFingerprint(input: unknown): string {
  *
  * @throws UnsupportedJsonValueError (a `TypeError`) naming the path of such a value, of a BigInt or
  *   of a cycle (see {@link canonicalJson}); give the tool an `effectKey` to key such inputs.
+ * @public
  */
 export function defaultEffectKey(runId: string, toolName: string, input: unknown): string {
   return `${runId}:${toolName}:${inputFingerprint(input)}`;

@@ -12,6 +12,7 @@ const MARKER = /<!-- chamvi:effect=(\S*) -->/g;
  *
  * A plain marker proves nothing about who wrote it: anyone who can post text can plant one. Check
  * the author when you read it back, or use a signed marker.
+ * @public
  */
 export function effectMarker(key: string): string {
   return `${PREFIX}${encodeMarkerKey(key)}${SUFFIX}`;
@@ -20,6 +21,7 @@ export function effectMarker(key: string): string {
 /**
  * Every effect key found in `text` as a marker, in order of appearance, exactly as it was given
  * to {@link effectMarker}. Compare keys with `===`: `a:b:1` is not `a:b:10`.
+ * @public
  */
 export function findEffectMarkers(text: string): string[] {
   const keys: string[] = [];

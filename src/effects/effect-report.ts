@@ -3,10 +3,11 @@
  * - `recorded`: the store already held the result (or an identical call in flight shared it); nothing ran;
  * - `reconciled`: `alreadyApplied` found the effect remotely; it was recorded, `execute` did not run;
  * - `executed`: `execute` applied the effect.
+ * @public
  */
 export type EffectOutcome = 'recorded' | 'reconciled' | 'executed';
 
-/** One effect tool call as the engine reports it (logs, the Temporal UI, a run's result, tests). */
+/** One effect tool call as the engine reports it (logs, the Temporal UI, a run's result, tests). @public */
 export interface EffectCallReport {
   readonly key: string;
   readonly toolName: string;
@@ -18,7 +19,7 @@ export interface EffectCallReport {
   readonly recordPending?: boolean;
 }
 
-/** Where the engine logs what a caller should know but that does not fail the call. */
+/** Where the engine logs what a caller should know but that does not fail the call. @public */
 export interface EffectLogger {
   warn(message: string, meta?: Record<string, unknown>): void;
 }

@@ -1,4 +1,4 @@
-/** The part of the AI SDK's tool call options that {@link stepIndex} reads. */
+/** The part of the AI SDK's tool call options that {@link stepIndex} reads. @public */
 export interface StepIndexOptions {
   readonly messages: ReadonlyArray<{ readonly role: string }>;
 }
@@ -21,6 +21,7 @@ export function withStepIndex<T extends object>(options: T, step: number): T {
  * A step the model redoes after a crash may produce different input (a different comment body),
  * but it sees the same history, so this number stays the same. Use it in a custom `effectKey`
  * to key an effect by step: `` `${ctx.run.runId}:comment:${input.issue}:${stepIndex(options)}` ``.
+ * @public
  */
 export function stepIndex(options: StepIndexOptions): number {
   const attached = (options as { [STEP_INDEX]?: unknown })[STEP_INDEX];

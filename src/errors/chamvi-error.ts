@@ -1,17 +1,12 @@
 const brand = Symbol.for('@chamvi/temporal/error');
 
-/** A constructor of a {@link ChamviError} subclass, as `isInstance` sees it. */
-interface ChamviErrorClass<T> {
-  readonly errorName: string;
-  readonly prototype: T;
-}
-
 /**
  * Base of every error this library throws.
  *
  * `name` is stable (it becomes the failure `type` when Temporal serialises the error), and
  * `isInstance` recognises errors from another realm or another copy of the library (jest
  * sandboxes, the workflow bundle), where `instanceof` fails.
+ * @public
  */
 export abstract class ChamviError extends Error {
   /** Stable name of the error class; subclasses override it. */
@@ -24,7 +19,7 @@ export abstract class ChamviError extends Error {
 
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
-    this.name = (new.target as unknown as ChamviErrorClass<ChamviError>).errorName;
+    this.name = (new.target as unknown as { readonly errorName: string }).errorName;
     Object.defineProperty(this, brand, { value: true, enumerable: false });
   }
 
@@ -32,7 +27,7 @@ export abstract class ChamviError extends Error {
    * Realm-safe type guard: matches any error carrying this library's brand and this class's
    * `errorName` (for `ChamviError` itself, any error of this library).
    */
-  static isInstance<T>(this: ChamviErrorClass<T>, error: unknown): error is T {
+  static isInstance<T>(this: { readonly errorName: string; readonly prototype: T }, error: unknown): error is T {
     if (typeof error !== 'object' || error === null) return false;
     if ((error as { [brand]?: unknown })[brand] !== true) return false;
     return this.errorName === 'ChamviError' || (error as Error).name === this.errorName;

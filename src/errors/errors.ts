@@ -23,6 +23,7 @@ export class ToolNotAllowedError extends ChamviError {
  * catalogue). Input the model produced that fails the schema never gets that far: the AI SDK
  * answers it to the model in the model step. Not retryable: the same input fails again; the model
  * is told and can correct the call.
+ * @public
  */
 export class InvalidToolInputError extends ChamviError {
   static override readonly errorName = 'InvalidToolInputError';
@@ -130,6 +131,7 @@ export class EffectStoreError extends ChamviError {
 /**
  * `alreadyApplied` could not tell whether the effect exists (for example a remote read that may
  * lag right after a timeout). The call fails retryably instead of executing again.
+ * @public
  */
 export class EffectOutcomeUnknownError extends ChamviError {
   static override readonly errorName = 'EffectOutcomeUnknownError';

@@ -2,9 +2,7 @@ import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
 import type { ToolContext } from '../context/tool-context.js';
 import { defineEffectTool } from '../effects/define-effect-tool.js';
 
-type MaybePromise<T> = T | PromiseLike<T>;
-
-/** An MCP tool's behaviour hints (`annotations` in `tools/list`). Untrusted unless the server is. */
+/** An MCP tool's behaviour hints (`annotations` in `tools/list`). Untrusted unless the server is. @beta @experimental */
 export interface McpToolAnnotations {
   readonly title?: string;
   readonly readOnlyHint?: boolean;
@@ -13,20 +11,20 @@ export interface McpToolAnnotations {
   readonly openWorldHint?: boolean;
 }
 
-/** A tool definition as an MCP server lists it (the fields used here). */
+/** A tool definition as an MCP server lists it (the fields used here). @beta @experimental */
 export interface McpToolDefinition {
   readonly name: string;
   readonly annotations?: McpToolAnnotations;
   readonly [field: string]: unknown;
 }
 
-/** The two things this module needs from an `@ai-sdk/mcp` client (`createMCPClient`). */
+/** The two things this module needs from an `@ai-sdk/mcp` client (`createMCPClient`). @beta @experimental */
 export interface McpToolSource {
   listTools(options?: { params?: { cursor?: string } }): Promise<{ tools: McpToolDefinition[]; nextCursor?: string }>;
   toolsFromDefinitions(definitions: { tools: McpToolDefinition[] }): Record<string, unknown>;
 }
 
-/** How a tool runs in an agent workflow, picked from its annotations unless declared. */
+/** How a tool runs in an agent workflow, picked from its annotations unless declared. @beta @experimental */
 export interface McpToolPolicy {
   /** `effect`: the effect protocol, at most once per effect key; `plain`: an ordinary activity, retried freely. */
   readonly kind: 'effect' | 'plain';
@@ -40,6 +38,7 @@ export interface McpToolPolicy {
  * What a user declares for one MCP tool (anything left out comes from the annotations). The hooks
  * are method signatures, so a declaration written for the tool's own input type (`{ title }`)
  * fits a map of declarations for different tools.
+ * @beta @experimental
  */
 export interface McpToolDeclaration<INPUT = Record<string, unknown>, OUTPUT = unknown> {
   /** Run it as an effect tool (`effect`) or as a plain tool (`plain`). */
@@ -50,15 +49,20 @@ export interface McpToolDeclaration<INPUT = Record<string, unknown>, OUTPUT = un
     input: INPUT,
     ctx: ToolContext,
     options: ToolExecutionOptions<ToolContext>,
-  ): MaybePromise<string>;
+  ): string | PromiseLike<string>;
   /** Finds an effect an earlier, crashed attempt applied (effect tools). */
-  alreadyApplied?(this: void, key: string, input: INPUT, ctx: ToolContext): MaybePromise<OUTPUT | undefined>;
+  alreadyApplied?(
+    this: void,
+    key: string,
+    input: INPUT,
+    ctx: ToolContext,
+  ): OUTPUT | undefined | PromiseLike<OUTPUT | undefined>;
   /** `true`, `false`, or per call a function of input and `{ toolCallId, messages, context }`. */
   readonly needsApproval?:
-    boolean | ((input: INPUT, options: ToolExecutionOptions<ToolContext>) => MaybePromise<boolean>);
+    boolean | ((input: INPUT, options: ToolExecutionOptions<ToolContext>) => boolean | PromiseLike<boolean>);
 }
 
-/** What {@link mcpTools} takes. */
+/** What {@link mcpTools} takes. @beta @experimental */
 export interface McpToolsOptions {
   /** Declarations per MCP tool name (effect key, reconciliation, kind, approval). */
   readonly tools?: Readonly<Record<string, McpToolDeclaration>>;
@@ -83,7 +87,7 @@ export function mcpToolPolicy(annotations: McpToolAnnotations | undefined): McpT
   return { kind: idempotent ? 'plain' : 'effect', needsApproval: destructive, source: 'annotations' };
 }
 
-/** An MCP server's tools as agent tools, with the policy each one got. */
+/** An MCP server's tools as agent tools, with the policy each one got. @beta @experimental */
 export interface McpTools {
   readonly tools: ToolSet;
   readonly policies: Readonly<Record<string, McpToolPolicy>>;
@@ -103,6 +107,7 @@ export interface McpTools {
  * });
  * const agent = defineAgent({ name: 'ops', model, tools });
  * ```
+ * @beta @experimental
  */
 export async function mcpTools(client: McpToolSource, options: McpToolsOptions = {}): Promise<McpTools> {
   const definitions: McpToolDefinition[] = [];

@@ -1,7 +1,7 @@
 import type { ConversationEntry } from '../conversation/conversation-entry.js';
 import type { ConversationWriteOrder } from './conversation-write-order.js';
 
-/** What {@link ConversationStore.appendConversation} is told about the run. */
+/** What {@link ConversationStore.appendConversation} is told about the run. @public */
 export interface AppendConversationOptions {
   /**
    * The writing execution wrote its final step: it no longer holds the run's entries, which may be
@@ -51,6 +51,7 @@ export interface AppendConversationOptions {
  *
  * The store is not trusted with content: `ConversationLog` checks every entry it reads back
  * (hash and parent link), and appending refuses a key already stored with other content.
+ * @public
  */
 export interface ConversationStore {
   /**

@@ -1,7 +1,7 @@
 /** The names of the conversation tables of one effects table, the same in SQLite and PostgreSQL. */
 export interface ConversationTables {
   readonly entries: string;
-  /** The one open/closed row per run id of 0.3, kept for its rows (each counts as execution `''` of its run) and for workers of that version. */
+  /** One open/closed row per run id, the layout before executions were tracked: kept for its rows (each counts as execution `''` of its run). */
   readonly runs: string;
   /** One row per execution of a run: open or closed, when, and the activity and attempt of that write. */
   readonly executions: string;

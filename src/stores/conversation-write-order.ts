@@ -3,6 +3,7 @@ import { InvalidOptionError } from '../errors/errors.js';
 /**
  * Which write of its execution a conversation write is: the Temporal activity that writes and
  * its attempt. Writes of one execution are ordered by activity, then attempt.
+ * @public
  */
 export interface ConversationWriteOrder {
   /**

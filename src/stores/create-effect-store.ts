@@ -11,6 +11,7 @@ import { parseStoreSpec } from './store-spec.js';
  * An effect store this library ships: claims, run conversations and offloaded payloads, plus
  * inspection, pruning and closing. {@link MemoryEffectStore}, {@link SqliteEffectStore} and
  * {@link PostgresEffectStore} are all one.
+ * @public
  */
 export interface ManagedEffectStore extends IEffectStore, EffectClaims, ConversationStore {
   /** Like {@link IEffectStore.put}, always returning the stored winner. */
@@ -36,7 +37,7 @@ export interface ManagedEffectStore extends IEffectStore, EffectClaims, Conversa
   close(): Promise<void>;
 }
 
-/** Options of {@link createEffectStore}, passed on to the store it creates. */
+/** Options of {@link createEffectStore}, passed on to the store it creates. @public */
 export interface CreateEffectStoreOptions extends RetentionOptions {
   /** SQLite and PostgreSQL: table name. Default `chamvi_effects`. */
   readonly table?: string;
@@ -61,6 +62,7 @@ export interface CreateEffectStoreOptions extends RetentionOptions {
  * optional peer, is loaded only when a PostgreSQL store first runs a statement).
  *
  * @throws InvalidEffectStoreSpecError naming the problem and the accepted forms.
+ * @public
  */
 export function createEffectStore(spec: string, options: CreateEffectStoreOptions = {}): ManagedEffectStore {
   const parsed = parseStoreSpec(spec);

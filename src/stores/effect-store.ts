@@ -1,10 +1,11 @@
-/** How a recorded effect came to be: applied by `execute`, or found remotely by `alreadyApplied`. */
+/** How a recorded effect came to be: applied by `execute`, or found remotely by `alreadyApplied`. @public */
 export type EffectOrigin = 'executed' | 'reconciled';
 
 /**
  * A finished effect as the store keeps it. Results are kept as JSON: what comes back is what
  * `JSON.parse(JSON.stringify(result))` gives (a `Date` comes back as its ISO string), except that
  * an `undefined` result is kept as such (`resultUndefined`), distinct from `null`.
+ * @public
  */
 export interface EffectRecord<Result = unknown> {
   readonly key: string;
@@ -33,7 +34,7 @@ export interface EffectRecord<Result = unknown> {
   readonly unserializable?: string;
 }
 
-/** What a caller hands to {@link IEffectStore.put}; the store may fill in `recordedAt` and `expiresAt`. */
+/** What a caller hands to {@link IEffectStore.put}; the store may fill in `recordedAt` and `expiresAt`. @public */
 export type EffectRecordInput<Result = unknown> = Omit<EffectRecord<Result>, 'recordedAt' | 'expiresAt' | 'key'> & {
   readonly recordedAt?: string;
 };
@@ -47,13 +48,14 @@ export type EffectRecordInput<Result = unknown> = Omit<EffectRecord<Result>, 're
  *
  * Durable stores shared by several workers also implement {@link EffectClaims}, which the protocol
  * uses when present to keep two attempts from applying the same effect side by side.
+ * @public
  */
 export interface IEffectStore {
   get(key: string): Promise<EffectRecord | undefined>;
   put(key: string, record: EffectRecordInput): Promise<EffectRecord | void>;
 }
 
-/** What a claimant says about itself when it claims a key. */
+/** What a claimant says about itself when it claims a key. @public */
 export interface ClaimRequest {
   /** Unique token of this attempt; fenced operations must present it. */
   readonly owner: string;
@@ -74,6 +76,7 @@ export interface ClaimRequest {
  * Proof of a held claim: owner token plus fence number. The first claim of a key has fence 1, and
  * every later claim of it (after a release, an expiry, a takeover) a higher one: the protocol
  * relies on both (a fence of 1 means no earlier attempt exists that could record late).
+ * @public
  */
 export interface ClaimToken {
   readonly key: string;
@@ -81,7 +84,7 @@ export interface ClaimToken {
   readonly fence: number;
 }
 
-/** Answer to {@link EffectClaims.claim}. */
+/** Answer to {@link EffectClaims.claim}. @public */
 export type ClaimResult =
   /** The caller now owns the key; `takeover` when it took an expired lease from another attempt. */
   | { readonly status: 'acquired'; readonly token: ClaimToken; readonly takeover: boolean }
@@ -90,7 +93,7 @@ export type ClaimResult =
   /** Another attempt holds a live lease. */
   | { readonly status: 'busy'; readonly owner: string; readonly leaseRemainingMs: number };
 
-/** Answer to a fenced operation: `lost` when the token no longer owns the key (`record` is the winner's, if finished). */
+/** Answer to a fenced operation: `lost` when the token no longer owns the key (`record` is the winner's, if finished). @public */
 export type FencedResult =
   | { readonly status: 'ok'; readonly record?: EffectRecord }
   | { readonly status: 'lost'; readonly record?: EffectRecord };
@@ -105,6 +108,7 @@ export type FencedResult =
  * - `release` gives the key back after a failed attempt, so a retry can claim it at once;
  * - `renew` extends the lease.
  * A stale token changes nothing and learns the winner's record.
+ * @public
  */
 export interface EffectClaims {
   claim(key: string, request: ClaimRequest): Promise<ClaimResult>;

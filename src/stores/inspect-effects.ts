@@ -1,12 +1,12 @@
 import type { EffectOrigin, EffectRecord } from './effect-store.js';
 
-/** A store whose records can be listed by key prefix (every store this library ships). */
+/** A store whose records can be listed by key prefix (every store this library ships). @public */
 export interface ListableEffectStore {
   /** Finished, unexpired records whose key starts with `prefix`, in key order. */
   list(prefix: string): Promise<readonly EffectRecord[]>;
 }
 
-/** One recorded effect as `inspectEffects` (and the CLI) shows it. */
+/** One recorded effect as `inspectEffects` (and the CLI) shows it. @public */
 export interface EffectInspectionRow {
   readonly key: string;
   /** Name of the tool that recorded it. */
@@ -27,6 +27,7 @@ export interface EffectInspectionRow {
  * longer prefix (`"<runId>:comment:"`) to narrow it down. Open claims are not listed.
  *
  * @throws TypeError when the store cannot list records (a custom `IEffectStore` without `list`).
+ * @public
  */
 export async function inspectEffects(
   store: ListableEffectStore | object,

@@ -43,7 +43,7 @@ interface Finished {
   readonly unserializable: string | undefined;
 }
 
-/** Options of {@link MemoryEffectStore}. */
+/** Options of {@link MemoryEffectStore}. @public */
 export interface MemoryEffectStoreOptions extends RetentionOptions {
   /** Clock in epoch ms (tests move it). Default `Date.now`. */
   readonly now?: () => number;
@@ -54,6 +54,7 @@ export interface MemoryEffectStoreOptions extends RetentionOptions {
  * everything is lost when the process exits, so it cannot close the crash window across worker
  * processes. Records are kept as JSON, exactly like the durable stores keep them; so are run
  * conversations and offloaded payloads ({@link ConversationStore}).
+ * @public
  */
 export class MemoryEffectStore implements IEffectStore, EffectClaims, ConversationStore {
   private readonly entries = new Map<string, Entry>();

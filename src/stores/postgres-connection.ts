@@ -24,7 +24,7 @@ export const DEFAULT_PG_STATEMENT_TIMEOUT_MS = 5000;
  */
 export const DEFAULT_PG_QUERY_TIMEOUT_MS = 10_000;
 
-/** Where a {@link PgConnection} gets its pool, and how long its statements may take. */
+/** Where a {@link PgConnection} gets its pool, and how long its statements may take. @public */
 export interface PgPoolSource {
   /**
    * A `pg.Pool` to share (never ended by the store; its own `statement_timeout` stays as it is),

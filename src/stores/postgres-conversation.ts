@@ -87,7 +87,7 @@ export interface PgConversationStatements {
 }
 
 const MS = `* interval '1 millisecond'`;
-// An execution (or a 0.3 run row) lets go of its run once it closed more than the retention ago,
+// An execution (or a run row) lets go of its run once it closed more than the retention ago,
 // or stayed open past the abandonment horizon.
 const GONE = `touched_at <= now() - (CASE WHEN open THEN $3 ELSE $2 END)::float8 ${MS}`;
 
@@ -136,7 +136,7 @@ export function pgConversationStatements(schema: string, table: string): PgConve
       INSERT INTO ${p} (key, data, expires_at) VALUES ($1, $2, now() + $3::float8 ${MS})
       ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at`,
     getPayload: `SELECT data FROM ${p} WHERE key = $1 AND expires_at > now()`,
-    // Entries of runs some execution let go of, and that no execution (nor a 0.3 run row) still holds.
+    // Entries of runs some execution let go of, and that no execution (nor a run row) still holds.
     pruneEntries: `
       DELETE FROM ${e} WHERE key IN (
         SELECT c.key FROM ${e} c

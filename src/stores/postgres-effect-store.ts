@@ -14,7 +14,7 @@ import { DEFAULT_RETENTION_MS, type RetentionOptions } from './retention.js';
 import { checkStorable, checkStorableFields, HASHED_KEY_PREFIX, prefixUpperBound, storageKey } from './storage-key.js';
 import { checkClaimRequest, checkLease, checkPruneLimit, msOption, RETENTION_RANGE } from './store-options.js';
 
-/** Options of {@link PostgresEffectStore}. */
+/** Options of {@link PostgresEffectStore}. @public */
 export interface PostgresEffectStoreOptions extends RetentionOptions, PgPoolSource {
   /** Schema of the table, created if missing. Default `public`. */
   readonly schema?: string;
@@ -42,6 +42,7 @@ const CLAIM_TRIES = 3;
  * Next to the effects table it keeps the conversations of agent runs and the payloads Temporal's
  * External Storage offloads ({@link ConversationStore}), in tables named after it (`<table>_conv`,
  * `<table>_conv_runs`, `<table>_payloads`), created with it.
+ * @public
  */
 export class PostgresEffectStore implements IEffectStore, EffectClaims, ConversationStore {
   private readonly conn: PgConnection;
@@ -165,7 +166,7 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims, Conversa
         if (changes < batch) break;
       }
     }
-    // Executions and 0.3 run rows whose run has no entries left: bookkeeping, not counted.
+    // Executions and run rows whose run has no entries left: bookkeeping, not counted.
     await this.conn.exec(this.conv.pruneExecutions, [PRUNE_BATCH, ...ages]);
     await this.conn.exec(this.conv.pruneRuns, [PRUNE_BATCH, ...ages]);
     return deleted;

@@ -28,7 +28,7 @@ const COLUMNS: Readonly<Record<string, string>> = {
  */
 const ADDED_COLUMNS: ReadonlySet<string> = new Set(['unserializable']);
 
-/** Key of the result object by which version 0.2.0 marked an unserialisable result in band. */
+/** Key of the result object by which the earlier layout marked an unserialisable result in band. */
 const LEGACY_UNSERIALIZABLE_MARK = '$chamviUnserializableResult';
 
 /** Longest identifier PostgreSQL keeps: longer ones are silently truncated to 63 bytes. */
@@ -159,8 +159,8 @@ function claimIndex(qualified: string, table: string): string {
  * lock. Earlier versions' statements name their columns, so their workers keep running on the
  * migrated table (a rolling upgrade).
  *
- * - `unserializable` is added (a nullable column: no rewrite of the table). Records that 0.2.0
- *   marked in band (a result object whose `$chamviUnserializableResult` is a string) meant exactly
+ * - `unserializable` is added (a nullable column: no rewrite of the table). Records the earlier
+ *   layout marked in band (a result object whose `$chamviUnserializableResult` is a string) meant exactly
  *   that there, so they move to the column.
  * - Claims released by an earlier version kept no time (`lease_until` NULL); they get the
  *   migration's time, so `prune` can remove them one retention later, like every other ended claim.
@@ -172,7 +172,7 @@ async function migratePgTable(
 ): Promise<void> {
   if (missing.includes('unserializable')) {
     await sql(`ALTER TABLE ${qualified} ADD COLUMN unserializable text`);
-    // The LIKE keeps the JSON parse to the rows 0.2.0 wrote that way (json, not jsonb: it takes any escape).
+    // The LIKE keeps the JSON parse to the rows written that way (json, not jsonb: it takes any escape).
     await sql(
       `UPDATE ${qualified} SET unserializable = result::json ->> $1, result = NULL, result_undefined = true
        WHERE origin IS NOT NULL AND result LIKE $2 AND json_typeof(result::json -> $1) = 'string'`,

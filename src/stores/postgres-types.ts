@@ -2,7 +2,7 @@
 // peer: nothing in this library's public declarations needs `pg` or `@types/pg`, and a `pg.Pool`
 // of any 8.x version fits these shapes.
 
-/** One statement as the store sends it: named (prepared once per connection), with its own read timeout. */
+/** One statement as the store sends it: named (prepared once per connection), with its own read timeout. @public */
 export interface PgQueryConfig {
   readonly name?: string;
   readonly text: string;
@@ -11,19 +11,19 @@ export interface PgQueryConfig {
   readonly query_timeout?: number;
 }
 
-/** What the store reads of a query result. */
+/** What the store reads of a query result. @public */
 export interface PgQueryResult {
   readonly rows: unknown[];
   readonly rowCount: number | null;
 }
 
-/** A connection checked out of a pool. `release(error)` destroys it instead of returning it. */
+/** A connection checked out of a pool. `release(error)` destroys it instead of returning it. @public */
 export interface PgPoolClient {
   query(config: PgQueryConfig): Promise<PgQueryResult>;
   release(error?: Error | boolean): void;
 }
 
-/** A `pg.Pool`, or anything shaped like it, that a store may share (and never ends). */
+/** A `pg.Pool`, or anything shaped like it, that a store may share (and never ends). @public */
 export interface PgPool {
   query(config: PgQueryConfig): Promise<PgQueryResult>;
   connect(): Promise<PgPoolClient>;
@@ -37,6 +37,7 @@ export interface PgPool {
 /**
  * Options of a `pg` pool the store creates (`pg.PoolConfig`): the common ones are named here,
  * every other `pg` option passes through as is.
+ * @public
  */
 export interface PgPoolConfig {
   readonly connectionString?: string;

@@ -5,7 +5,7 @@
  */
 export const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
-/** Retention setting shared by every store. */
+/** Retention setting shared by every store. @public */
 export interface RetentionOptions {
   /**
    * How long finished records are kept, in ms: a whole number from 1 to `MAX_RETENTION_MS`

@@ -65,7 +65,7 @@ export interface SqliteConversationStatements {
 }
 
 export function sqliteConversationStatements(db: DatabaseSync, table: string): SqliteConversationStatements {
-  // An execution (or a 0.3 run row) lets go of its run once it closed more than the retention ago,
+  // An execution (or a run row) lets go of its run once it closed more than the retention ago,
   // or stayed open past the abandonment horizon.
   const GONE = `touched_at <= ${NOW} - CASE WHEN open = 1 THEN :abandoned ELSE :retention END`;
   const { entries, runs, executions, payloads } = conversationTables(table);
@@ -104,7 +104,7 @@ export function sqliteConversationStatements(db: DatabaseSync, table: string): S
       INSERT INTO ${p} (key, data, expires_at) VALUES (:key, :data, ${NOW} + :retention)
       ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at`),
     getPayload: db.prepare(`SELECT data FROM ${p} WHERE key = :key AND expires_at > ${NOW}`),
-    // Entries of runs some execution let go of, and that no execution (nor a 0.3 run row) still holds.
+    // Entries of runs some execution let go of, and that no execution (nor a run row) still holds.
     pruneEntries: db.prepare(`
       DELETE FROM ${e} WHERE key IN (
         SELECT c.key FROM ${e} c

@@ -28,7 +28,7 @@ import { toRecord, type SqliteRow, type SqliteStatements } from './sqlite-statem
 import { parseStoreSpec } from './store-spec.js';
 import { checkStorable, checkStorableFields, HASHED_KEY_PREFIX, prefixUpperBound, storageKey } from './storage-key.js';
 
-/** Options of {@link SqliteEffectStore}. */
+/** Options of {@link SqliteEffectStore}. @public */
 export interface SqliteEffectStoreOptions extends RetentionOptions {
   /**
    * Database file path, `:memory:`, or an `sqlite:` URL. Missing parent folders are created when
@@ -58,6 +58,7 @@ const PRUNE_BATCH = 500;
  * Next to the effects table it keeps the conversations of agent runs and the payloads Temporal's
  * External Storage offloads ({@link ConversationStore}), in tables named after it (`<table>_conv`,
  * `<table>_conv_runs`, `<table>_payloads`), created on first use.
+ * @public
  */
 export class SqliteEffectStore implements IEffectStore, EffectClaims, ConversationStore {
   readonly path: string;
@@ -188,7 +189,7 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims, Conversati
         if (changes < batch) break;
       }
     }
-    // Executions and 0.3 run rows whose run has no entries left: bookkeeping, not counted.
+    // Executions and run rows whose run has no entries left: bookkeeping, not counted.
     await this.conn.run((sql) => {
       sql.conversation.pruneExecutions.run({ n: PRUNE_BATCH, ...ages });
       sql.conversation.pruneRuns.run({ n: PRUNE_BATCH, ...ages });

@@ -37,7 +37,7 @@ const COLUMNS: Readonly<Record<string, string>> = {
  */
 const ADDED_COLUMNS: ReadonlySet<string> = new Set(['unserializable']);
 
-/** Key of the result object by which version 0.2.0 marked an unserialisable result in band. */
+/** Key of the result object by which the earlier layout marked an unserialisable result in band. */
 const LEGACY_UNSERIALIZABLE_MARK = '$chamviUnserializableResult';
 
 /** A table name usable unquoted-safe inside double quotes: letters, digits, underscores. */
@@ -114,7 +114,7 @@ export function ensureSqliteSchema(db: DatabaseSync, table: string, where: strin
  * process migrates and the others then find the new columns). Earlier versions' statements name
  * their columns, so they keep working on the migrated table.
  *
- * - `unserializable` is added. Records that 0.2.0 marked in band (a result object whose
+ * - `unserializable` is added. Records the earlier layout marked in band (a result object whose
  *   `$chamviUnserializableResult` is a string) meant exactly that there, so they move to the column.
  * - Claims released by an earlier version kept no time (`lease_until` NULL); they get the
  *   migration's time, so `prune` can remove them one retention later, like every other ended claim.

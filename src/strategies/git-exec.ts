@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { GitCommandError } from '../errors/errors.js';
 
-/** Where and how a git command runs. */
+/** Where and how a git command runs. @public */
 export interface GitOptions {
   /** The repository (work tree or bare) the command runs in. */
   readonly cwd: string;
@@ -20,6 +20,7 @@ export interface GitOutput {
  * Runs `git <args>` with `execFile` (no shell, so arguments are never interpreted), with prompts
  * disabled and messages in English (`LC_ALL=C`). Resolves with stdout; a non-zero exit throws a
  * {@link GitCommandError} carrying git's error output.
+ * @public
  */
 export async function runGit(args: readonly string[], options: GitOptions): Promise<string> {
   const out = await runGitRaw(args, options);

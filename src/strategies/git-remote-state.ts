@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { GitCommandError, RemoteRefContendedError } from '../errors/errors.js';
 import { runGit, runGitRaw, type GitOptions } from './git-exec.js';
 
-/** The commit trailer that carries an effect key: `Chamvi-Effect: <key>`. */
+/** The commit trailer that carries an effect key: `Chamvi-Effect: <key>`. @public */
 export const EFFECT_TRAILER = 'Chamvi-Effect';
 
-/** A remote branch, as git sees it from a local repository. */
+/** A remote branch, as git sees it from a local repository. @public */
 export interface RemoteBranch extends GitOptions {
   /** A remote name (`origin`) or URL/path. */
   readonly remote: string;
@@ -13,7 +13,7 @@ export interface RemoteBranch extends GitOptions {
   readonly branch: string;
 }
 
-/** What the remote branch looks like with respect to one effect key. */
+/** What the remote branch looks like with respect to one effect key. @public */
 export interface RemoteEffectState {
   /** The branch's commit as checked, or `undefined` when the branch does not exist. */
   readonly head: string | undefined;
@@ -48,6 +48,7 @@ export function assertTrailerKey(key: string): void {
  * Commits what is staged in the work tree at `cwd` on its current branch, with the effect key as
  * trailer (`git commit --trailer`). Returns the new commit's SHA. `allowEmpty` commits even when
  * nothing is staged.
+ * @public
  */
 export async function commitWithEffectTrailer(
   options: GitOptions & { readonly key: string; readonly message: string; readonly allowEmpty?: boolean },
@@ -71,6 +72,7 @@ export async function commitWithEffectTrailer(
 /**
  * Creates a commit object from a tree (plumbing `git commit-tree`, no work tree or branch touched)
  * with the effect trailer. `parents` is empty for a root commit. Returns its SHA.
+ * @public
  */
 export async function commitTreeWithEffect(
   options: GitOptions & {
@@ -109,6 +111,7 @@ export async function remoteHead(target: RemoteBranch): Promise<string | undefin
  * fetches the branch (into a private ref, `refs/chamvi/fetched/...`) and reads the trailers of its
  * whole history (`git log --format=%(trailers)`). Matches the trailer, never a SHA: a commit
  * re-created on retry has a new SHA but the same trailer. Keys are compared exactly.
+ * @public
  */
 export async function checkRemoteEffect(target: RemoteBranch & { readonly key: string }): Promise<RemoteEffectState> {
   assertTrailerKey(target.key);
@@ -128,7 +131,7 @@ export async function checkRemoteEffect(target: RemoteBranch & { readonly key: s
   return { head, commit: undefined };
 }
 
-/** How a compare-and-swap push ended. */
+/** How a compare-and-swap push ended. @public */
 export type LeasePushResult = 'pushed' | 'ref-moved';
 
 /**
@@ -145,6 +148,7 @@ export type LeasePushResult = 'pushed' | 'ref-moved';
  * The compare sees values, not history: a ref moved away and force-pushed back to `expected`
  * (A-B-A) lets the late push through.
  * @throws GitCommandError for any other failure (network, hooks, permissions).
+ * @public
  */
 export async function pushWithLease(
   target: RemoteBranch & { readonly commit: string; readonly expected: string | undefined },
@@ -173,7 +177,7 @@ export async function pushWithLease(
   throw new GitCommandError(args, out.exitCode, `${out.stderr}\n${out.stdout}`);
 }
 
-/** How {@link pushEffectCommit} ended. */
+/** How {@link pushEffectCommit} ended. @public */
 export interface EffectPushResult {
   /** `pushed`: this call pushed the commit; `already-applied`: the remote already had the trailer. */
   readonly status: 'pushed' | 'already-applied';
@@ -201,6 +205,7 @@ export interface EffectPushResult {
  * (`already-applied`). The one hole is A-B-A: someone force-pushes the branch back to exactly the
  * head the paused attempt checked, dropping the other attempt's commit; then the late push lands.
  * The claim's fence is not needed: the expected head is the fence.
+ * @public
  */
 export async function pushEffectCommit(
   target: RemoteBranch & {

@@ -8,7 +8,7 @@ import {
 /** The header that carries the effect key (Stripe's and the IETF draft's name). */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 
-/** Options of {@link idempotentFetch}. */
+/** Options of {@link idempotentFetch}. @public */
 export interface IdempotentFetchOptions {
   /** The `fetch` to use. Default: the global `fetch`. */
   readonly fetch?: typeof fetch;
@@ -63,6 +63,7 @@ export interface IdempotentFetchOptions {
  * The key is sent to a third party and often logged there: the default effect key (run id, tool
  * name, input hash) reveals no input, but a custom key built from secrets or personal data would.
  * HTTP header values must be visible ASCII; APIs cap the length (Stripe: 255).
+ * @public
  */
 export async function idempotentFetch(
   url: string | URL,

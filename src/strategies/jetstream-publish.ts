@@ -1,6 +1,7 @@
 /**
  * The part of a NATS JetStream client that {@link publishOnce} uses. The `nats` package's
  * `JetStreamClient` (`nc.jetstream()`) fits, so library code needs no runtime import of `nats`.
+ * @public
  */
 export interface JetStreamPublisher {
   publish(
@@ -10,7 +11,7 @@ export interface JetStreamPublisher {
   ): Promise<{ readonly duplicate: boolean; readonly seq: number; readonly stream: string }>;
 }
 
-/** How {@link publishOnce} ended. */
+/** How {@link publishOnce} ended. @public */
 export interface PublishOnceResult {
   /** `published`: this call stored the message; `duplicate`: the stream already had this message id. */
   readonly status: 'published' | 'duplicate';
@@ -41,6 +42,7 @@ export interface PublishOnceResult {
  * or add an `alreadyApplied` that looks the message up when retries can come later. The claim's
  * fence is not used: JetStream's publish preconditions compare stream sequences, not a caller's
  * number.
+ * @public
  */
 export async function publishOnce(
   js: JetStreamPublisher,

@@ -4,13 +4,14 @@ import { findSignedEffectMarkers, type MarkerSecret } from './signed-marker.js';
 /**
  * The shape of a comment (GitHub issue comment, pull request description, chat message) that
  * marker reconciliation reads: its text and its author's login. Octokit's comment objects fit.
+ * @public
  */
 export interface MarkedComment {
   readonly body?: string | null;
   readonly user?: { readonly login: string } | null;
 }
 
-/** Who a marker must come from to count. At least one of `author` and `secret` is required. */
+/** Who a marker must come from to count. At least one of `author` and `secret` is required. @public */
 export interface MarkerTrust {
   /**
    * Login of the account the tool writes as (the bot). Comments by anyone else never count, even
@@ -25,7 +26,7 @@ export interface MarkerTrust {
   readonly secret?: MarkerSecret;
 }
 
-/** What {@link markerApplied} takes. */
+/** What {@link markerApplied} takes. @public */
 export interface MarkerQuery<C extends MarkedComment = MarkedComment> extends MarkerTrust {
   readonly comments: Iterable<C>;
   /** The effect key to look for; matched exactly (`a:b:1` is not `a:b:10`). */
@@ -52,6 +53,7 @@ export interface MarkerQuery<C extends MarkedComment = MarkedComment> extends Ma
  * Give at least one of `author` and `secret`; `secret` and `author` together is the safe default.
  * A plain marker is text anyone who can comment can write, so checking it without either would
  * let a planted comment suppress the effect; this throws a `TypeError` instead.
+ * @public
  */
 export function markerApplied<C extends MarkedComment>(query: MarkerQuery<C>): C | undefined {
   const matches = markerMatcher(query, query.key);
@@ -64,6 +66,7 @@ export function markerApplied<C extends MarkedComment>(query: MarkerQuery<C>): C
  * `octokit.paginate.iterator(...)` mapped to `.data`). Reads every page until a match; when
  * nothing matches, every page has been read. Never use a search index here: it lags behind writes,
  * so the comment of an attempt that just crashed would not be found.
+ * @public
  */
 export async function markerAppliedInPages<C extends MarkedComment>(
   pages: AsyncIterable<readonly C[]> | Iterable<readonly C[]>,

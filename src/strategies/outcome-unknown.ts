@@ -5,13 +5,14 @@ import { EffectOutcomeUnknownError } from '../errors/errors.js';
  * What a remote check can answer. Three values, not two: "not found" is only "not applied" when
  * the read is known to be current. A read that may lag (a replica, an index, a list right after a
  * timeout) or an operation the remote still reports as pending is `unknown`.
+ * @public
  */
 export type RemoteVerdict<T> =
   | { readonly status: 'applied'; readonly result: T }
   | { readonly status: 'not-applied' }
   | { readonly status: 'unknown'; readonly reason: string };
 
-/** Builders of {@link RemoteVerdict} values. */
+/** Builders of {@link RemoteVerdict} values. @public */
 export const verdict = {
   /** The effect exists remotely; `result` becomes the call's recorded result. */
   applied<T>(result: T): RemoteVerdict<T> {
@@ -51,6 +52,7 @@ export function effectOutcomeUnknown(key: string, reason: string, cause?: unknow
  *   return verdict.applied(op.result);
  * }),
  * ```
+ * @public
  */
 export async function reconcileRemote<T>(
   key: string,

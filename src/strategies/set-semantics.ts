@@ -15,6 +15,7 @@ import { InvalidEffectToolError } from '../errors/errors.js';
  * states the assumption in code review: only use it when a second application is invisible.
  * Toggles, counters, appends ("add a comment", "push a commit") and "remove then add" sequences
  * are not set semantics; use a marker, remote state or an idempotency key for those.
+ * @public
  */
 export function defineSetEffectTool<INPUT, OUTPUT, CONTEXT extends ToolContext = ToolContext>(
   definition: EffectToolDefinition<INPUT, OUTPUT, CONTEXT> & { readonly alreadyApplied?: never },

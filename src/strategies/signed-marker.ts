@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** What an HMAC secret may be: the worker's secret, never shown to the model or stored in run state. */
+/** What an HMAC secret may be: the worker's secret, never shown to the model or stored in run state. @public */
 export type MarkerSecret = string | Uint8Array;
 
 const PREFIX = '<!-- chamvi:effect=';
@@ -35,6 +35,7 @@ const DOMAIN = 'chamvi:effect-marker:v1\n';
  *
  * A marker makes a comment findable after a crash; it cannot stop a second one. An attempt paused
  * past its lease between its last check and its POST still posts (see {@link markerApplied}).
+ * @public
  */
 export function signedEffectMarker(key: string, secret: MarkerSecret): string {
   assertSecret(secret);
@@ -46,6 +47,7 @@ export function signedEffectMarker(key: string, secret: MarkerSecret): string {
  * order of appearance, decoded exactly as given to {@link signedEffectMarker}. Plain markers,
  * markers with a wrong or malformed signature and malformed escapes are skipped. Signatures are
  * compared in constant time. Compare the keys with `===`: `a:b:1` is not `a:b:10`.
+ * @public
  */
 export function findSignedEffectMarkers(text: string, secret: MarkerSecret): string[] {
   assertSecret(secret);
@@ -61,6 +63,7 @@ export function findSignedEffectMarkers(text: string, secret: MarkerSecret): str
  * `text` with every chamvi marker (plain or signed) defused: `<!-- chamvi:` becomes
  * `<!-- chamvi_:`, which no finder matches. Apply it to untrusted text (what the model wrote)
  * before appending your own marker, so that a body cannot carry a marker of its own.
+ * @public
  */
 export function neutralizeEffectMarkers(text: string): string {
   return text.replace(/<!--(\s*)chamvi:/gi, '<!--$1chamvi_:');

@@ -1,6 +1,6 @@
 import { parseStoreSpec } from '../stores/store-spec.js';
 import { MemoryRunStreamStore } from './memory-run-stream.js';
-import { PostgresRunStreamStore, type PostgresRunStreamOptions } from './postgres-run-stream.js';
+import { PostgresRunStreamStore } from './postgres-run-stream.js';
 import type { RunStreamStore } from './run-stream-store.js';
 import {
   MIN_PG_STREAM_SAFETY_POLL_MS,
@@ -8,9 +8,9 @@ import {
   streamPollOption,
   streamTableOption,
 } from './run-stream-options.js';
-import { SqliteRunStreamStore, type SqliteRunStreamOptions } from './sqlite-run-stream.js';
+import { SqliteRunStreamStore } from './sqlite-run-stream.js';
 
-/** What {@link createRunStreamStore} takes besides the spec. */
+/** What {@link createRunStreamStore} takes besides the spec. @beta @experimental */
 export interface CreateRunStreamStoreOptions {
   /**
    * Table of the batches (and `<table>_head`, each stream's last cursor; PostgreSQL's `LISTEN`
@@ -21,9 +21,9 @@ export interface CreateRunStreamStoreOptions {
   /** How long a batch is kept, in ms: 1 to 100 years. Default 7 days. */
   readonly retentionMs?: number;
   /** SQLite: how often a waiting reader polls, in ms: 10 to 2^31 - 1. Default 50. */
-  readonly pollMs?: SqliteRunStreamOptions['pollMs'];
+  readonly pollMs?: number;
   /** PostgreSQL: the safety read of a waiting reader without notifications, in ms: 100 to 2^31 - 1. Default 30 000. */
-  readonly safetyPollMs?: PostgresRunStreamOptions['safetyPollMs'];
+  readonly safetyPollMs?: number;
 }
 
 /**
@@ -35,6 +35,7 @@ export interface CreateRunStreamStoreOptions {
  *
  * @throws InvalidEffectStoreSpecError for a malformed spec, or an option outside its range (the
  *   message names the option and the range).
+ * @beta @experimental
  */
 export function createRunStreamStore(spec: string, options: CreateRunStreamStoreOptions = {}): RunStreamStore {
   const parsed = parseStoreSpec(spec);

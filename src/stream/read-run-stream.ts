@@ -9,6 +9,7 @@ export const CHECK_EVERY_RANGE = { min: 10, max: MAX_TIMEOUT_MS } as const;
 /**
  * What {@link readRunStream} takes: the stream's key (the run id, the workflow id, and the first
  * execution run id of its chain; see {@link RunStreamKey}) and how to follow it.
+ * @beta @experimental
  */
 export interface ReadRunStreamOptions extends Omit<RunStreamKey, 'firstExecutionRunId'> {
   /** The store the workers write the run's stream to. */
@@ -43,6 +44,7 @@ export interface ReadRunStreamOptions extends Omit<RunStreamKey, 'firstExecution
  *
  * @throws InvalidOptionError at once (before anything is read) for a `from` that is no cursor
  * (`NaN`, -1, `"abc"`, 1.5) or a `checkEveryMs` out of its range.
+ * @beta @experimental
  */
 export function readRunStream(options: ReadRunStreamOptions): AsyncGenerator<RunStreamBatch, void, undefined> {
   const from = streamCursorOption('readRunStream', options.from);

@@ -6,6 +6,7 @@
  * A `tool-result` is the answer the model is sent for a call of the step before (its tool message
  * part's `output`, as the model sees it: after `toModelOutput`, `execution-denied` for a denied
  * call, `error-text` for a failed one); the next model step writes its input's results first.
+ * @beta @experimental
  */
 export type RunStreamPart =
   | { readonly type: 'text-delta'; readonly id: string; readonly delta: string }
@@ -21,6 +22,7 @@ export type RunStreamPart =
  * Temporal links under one first execution run id: the executions a workflow id's start leads
  * to through continue-as-new, workflow retries and resets. Two workflows that share a run id
  * (a custom `runId`), or a workflow id started again for a new run, write to different streams.
+ * @beta @experimental
  */
 export interface RunStreamKey {
   /** The run (`ctx.run.runId`, the `runId` of the run's result). */
@@ -35,7 +37,7 @@ export interface RunStreamKey {
   readonly firstExecutionRunId: string;
 }
 
-/** Who wrote a batch: one attempt of one model step of a run, in one execution of its chain. */
+/** Who wrote a batch: one attempt of one model step of a run, in one execution of its chain. @beta @experimental */
 export interface RunStreamWriterRef extends RunStreamKey {
   /** The model step (0-based). */
   readonly step: number;
@@ -48,7 +50,7 @@ export interface RunStreamWriterRef extends RunStreamKey {
   readonly execution: string;
 }
 
-/** Parts written together, with their place in their stream. */
+/** Parts written together, with their place in their stream. @beta @experimental */
 export interface RunStreamBatch extends RunStreamWriterRef {
   /**
    * Position of the batch in its stream: 1, 2, 3, ... without gaps, in the order the batches were
@@ -75,6 +77,7 @@ export interface RunStreamBatch extends RunStreamWriterRef {
  *
  * Closing: {@link RunStreamStore.close} releases every waiting reader at once; afterwards every
  * method but `close` rejects with `RunStreamClosedError`.
+ * @beta @experimental
  */
 export interface RunStreamStore {
   /** Appends one batch to the stream of `ref` and returns its cursor. */

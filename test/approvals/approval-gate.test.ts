@@ -1,6 +1,6 @@
-// The approval gate under hostile or broken input (issue 23, items 12–15), on the Temporal dev
-// server: unlike the time-skipping test server, it writes nothing to the history for an update
-// its validator rejects, as production servers do, so history growth is measured as it would be.
+// The approval gate under hostile or broken input, on the Temporal dev server: unlike the
+// time-skipping test server, it writes nothing to the history for an update its validator
+// rejects, as production servers do, so history growth is measured as it would be.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Context } from '@temporalio/activity';
 import { WorkflowFailedError, type ApplicationFailure, type WorkflowHandle } from '@temporalio/client';
@@ -11,25 +11,17 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { createVerifyApprovalActivity } from '../../activities/approval-activities.js';
 import { APPROVAL_TOKEN_VERSION } from '../../src/approvals/approval-token-format.js';
-import { scriptedModel, type ScriptedStep } from '../../demo/scripted-model.js';
-import {
-  createApprovalToken,
-  defineAgent,
-  inputFingerprint,
-  InvalidApprovalSecretError,
-  MemoryEffectStore,
-} from '../../src/index.js';
+import { scriptedModel, type ScriptedStep } from '../../testing/scripted-model.js';
+import { defineAgent, inputFingerprint } from '../../src/index.js';
+import { createApprovalToken } from '../../src/approvals/approval-token.js';
+import { InvalidApprovalSecretError } from '../../src/errors/errors.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import { createDevServerEnvironment } from '../../testing/test-environment.js';
-import {
-  approvalClaimsFor,
-  chamviPlugin,
-  createAgentWorker,
-  decideApproval,
-  decideApprovalUpdate,
-  listPendingApprovals,
-  startAgentRun,
-  type PendingApproval,
-} from '../../worker/index.js';
+import { chamviPlugin, createAgentWorker } from '../../worker/index.js';
+import { approvalClaimsFor, decideApproval, listPendingApprovals } from '../../client/approvals-client.js';
+import { decideApprovalUpdate } from '../../common/approval-handlers.js';
+import { startAgentRun } from '../../client/start-agent-run.js';
+import type { PendingApproval } from '../../common/approval-types.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';
 import type { duplicateApprovalWorkflow } from '../fixtures/workflows.js';
 
@@ -129,7 +121,7 @@ async function historyOf(handle: WorkflowHandle) {
   return { events: events.length, verifications };
 }
 
-describe('a short approval secret (issue 23, item 12)', () => {
+describe('a short approval secret', () => {
   it('a worker or plugin given an approval secret under 16 bytes is not created: InvalidApprovalSecretError says the minimum and how to make one', async () => {
     const { agent } = deployer([]);
     const refusal = expect.objectContaining({
@@ -245,7 +237,7 @@ describe('a short approval secret (issue 23, item 12)', () => {
   }, 60_000);
 });
 
-describe('decisions that cost the run nothing (issue 23, item 13)', () => {
+describe('decisions that cost the run nothing', () => {
   it('300 garbage decisions are refused before anything is written: the history grows only by the 5 whose claims are right, and a valid decision still goes through', async () => {
     const { agent, deployed } = deployer([{ toolCalls: [deployCall('prod')] }, { text: 'Deployed.' }]);
     const { result, grown } = await withWorker(agent, async (taskQueue) => {
@@ -360,7 +352,7 @@ describe('valid decisions are never rationed', () => {
   }, 60_000);
 });
 
-describe('a decision answers one request (issue 23, item 14)', () => {
+describe('a decision answers one request', () => {
   it('the step-0 approval of a deploy, replayed on the step-1 call with the same id and input, is refused; so is an expired token; the call waits for its own', async () => {
     const { agent, deployed } = deployer([
       { toolCalls: [deployCall('prod', 'deploy-1')] },
@@ -402,7 +394,7 @@ describe('a decision answers one request (issue 23, item 14)', () => {
   }, 60_000);
 });
 
-describe('one id, two calls (issue 23, item 15)', () => {
+describe('one id, two calls', () => {
   /** The run's failure: the model step's (an activity failure's cause), or the workflow's own. */
   async function failureOf(handle: WorkflowHandle): Promise<ApplicationFailure | undefined> {
     const error = await within(20_000, 'the run failing', handle.result()).then(

@@ -4,16 +4,11 @@ import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { z } from 'zod';
 import { fromBase64Url, readApprovalToken, toBase64Url } from '../../src/approvals/approval-token-format.js';
-import {
-  InvalidApprovalClaimsError,
-  InvalidApprovalSecretError,
-  createApprovalToken,
-  createToolContext,
-  defineEffectTool,
-  inputFingerprint,
-  resolveApproval,
-  verifyApprovalToken,
-} from '../../src/index.js';
+import { defineEffectTool, inputFingerprint } from '../../src/index.js';
+import { InvalidApprovalClaimsError, InvalidApprovalSecretError } from '../../src/errors/errors.js';
+import { createApprovalToken, verifyApprovalToken } from '../../src/approvals/approval-token.js';
+import { createToolContext } from '../../src/context/tool-context.js';
+import { resolveApproval } from '../../src/approvals/approval-policy.js';
 
 const SECRET = 'unit-test-approval-secret-0123456789';
 const approvedInput = { issue: 7, body: 'Thanks!' };
@@ -148,7 +143,7 @@ describe('approval tokens', () => {
 
 describe('approval tokens of older versions', () => {
   it('a v1 token (bound to run, call, key and decision, not the input) is refused: minted by an older version, mint it again', () => {
-    // A genuine v1 token, signed as 0.2 signed it, with the workers' own secret.
+    // A genuine v1 token, signed as the v1 format signs it, with the workers' own secret.
     const payload = Buffer.from(JSON.stringify(['run-1', 'call-1', 'run-1:comment:7', 'approve'])).toString(
       'base64url',
     );

@@ -4,31 +4,25 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundle } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import {
-  createApprovalToken,
   defineAgent,
   defineEffectTool,
   inputFingerprint,
-  loadConversation,
-  MemoryEffectStore,
   type Agent,
   type EffectTool,
   type IEffectStore,
 } from '../../src/index.js';
+import { createApprovalToken } from '../../src/approvals/approval-token.js';
+import { loadConversation } from '../../src/conversation/load-conversation.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import { LocalGitHubServer } from '../../demo/github/index.js';
-import { scriptedModel } from '../../demo/scripted-model.js';
+import { scriptedModel } from '../../testing/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
-import {
-  approvalClaimsFor,
-  createAgentWorker,
-  decideApproval,
-  approvalDecisionSignal,
-  decideApprovalUpdate,
-  listPendingApprovals,
-  startAgentRun,
-  type AgentRegistration,
-  type AgentRunOutput,
-  type PendingApproval,
-} from '../../worker/index.js';
+import { createAgentWorker, type AgentRegistration } from '../../worker/index.js';
+import { approvalClaimsFor, decideApproval, listPendingApprovals } from '../../client/approvals-client.js';
+import { approvalDecisionSignal, decideApprovalUpdate } from '../../common/approval-handlers.js';
+import { startAgentRun } from '../../client/start-agent-run.js';
+import type { AgentRunOutput } from '../../workflows/agent-loop.js';
+import type { PendingApproval } from '../../common/approval-types.js';
 import { commentsOn, createResponder, OWNER, openIssue, REPO } from '../fixtures/responder.js';
 import { runCli } from '../product/run-cli.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';
@@ -181,7 +175,7 @@ describe('durable approval of effect tools (time-skipping server)', () => {
       return handle.result();
     });
     expect(commentsOn(github, issue)).toBe(0);
-    // The report lists the denied call too (issue 15): nothing ran, 0 attempts.
+    // The report lists the denied call too: nothing ran, 0 attempts.
     expect(result.effects).toEqual([
       expect.objectContaining({
         toolName: 'comment',

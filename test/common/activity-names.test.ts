@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createChamviActivities } from '../../activities/index.js';
 import { ACTIVITY_NAMES } from '../../common/activity-names.js';
-import { MemoryEffectStore } from '../../src/index.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 
 describe('activity names', () => {
   it('a worker registers exactly the activities of ACTIVITY_NAMES', () => {

@@ -5,15 +5,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
 import { createChamviActivities } from '../../activities/index.js';
-import {
-  applyEffect,
-  defineEffectTool,
-  InvalidOptionError,
-  MemoryEffectStore,
-  type ClaimRequest,
-  type ClaimResult,
-  type EffectRecord,
-} from '../../src/index.js';
+import { defineEffectTool, type EffectRecord } from '../../src/index.js';
+import { applyEffect } from '../../src/effects/effect-protocol.js';
+import { InvalidOptionError } from '../../src/errors/errors.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
+import type { ClaimRequest, ClaimResult } from '../../src/stores/effect-store.js';
 import { chamviPlugin } from '../../worker/chamvi-plugin.js';
 import { callOptions, makeCtx, silentLogger } from './helpers.js';
 

@@ -7,13 +7,13 @@ import {
   defineAgent,
   defineEffectTool,
   effectMarker,
-  LegacyContextFieldError,
-  MemoryEffectStore,
   runAgent,
   stepIndex,
-  wrapToolsForRun,
   type IEffectStore,
 } from '../../src/index.js';
+import { LegacyContextFieldError } from '../../src/errors/errors.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
+import { wrapToolsForRun } from '../../src/agent/wrap-tools-for-run.js';
 import { FakeTracker, FlakyStore, makeCtx, scriptedModel, silentLogger, type ScriptedStep } from './helpers.js';
 
 /** A comment tool keyed by run, issue and model step, embedding the marker, reconciling by it. */

@@ -5,16 +5,11 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { hasToolCall, isStepCount, Output, tool, ToolLoopAgent, type ToolLoopAgentSettings } from 'ai';
 import { z } from 'zod';
-import {
-  defineAgent,
-  defineEffectTool,
-  isEffectTool,
-  MemoryEffectStore,
-  runAgent,
-  UnsupportedAgentSettingError,
-  type AgentSettingName,
-} from '../../src/index.js';
-import { scriptedModel } from '../../demo/scripted-model.js';
+import { defineAgent, defineEffectTool, runAgent, type AgentSettingName } from '../../src/index.js';
+import { isEffectTool } from '../../src/effects/define-effect-tool.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
+import { UnsupportedAgentSettingError } from '../../src/errors/unsupported-agent-setting-error.js';
+import { scriptedModel } from '../../testing/scripted-model.js';
 import { stepHistory } from '../../activities/step-history.js';
 import { stopConditionMet } from '../../activities/stop-conditions.js';
 import { stepLimitField } from '../../activities/stopped-step.js';

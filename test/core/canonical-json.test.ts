@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { runInNewContext } from 'node:vm';
-import { canonicalJson, ChamviError, defaultEffectKey, UnsupportedJsonValueError } from '../../src/index.js';
+import { ChamviError, defaultEffectKey } from '../../src/index.js';
+import { canonicalJson } from '../../src/json/canonical-json.js';
+import { UnsupportedJsonValueError } from '../../src/errors/errors.js';
 
 /** The error canonicalJson throws for `value`, or a failure when it throws none. */
 function rejection(value: unknown): UnsupportedJsonValueError {

@@ -7,18 +7,11 @@ import { assertNoStrayHooks } from '../../src/effects/define-effect-tool.js';
 import { withEffectCall } from '../../src/effects/effect-key-of.js';
 import { withStepIndex } from '../../src/effects/step-index.js';
 import { storeFailure } from '../../src/effects/store-failure.js';
-import {
-  applyEffect,
-  defineEffectTool,
-  effectFenceOf,
-  effectKeyOf,
-  EffectResultNotSerializableError,
-  EffectStoreError,
-  InvalidEffectToolError,
-  isEffectTool,
-  MemoryEffectStore,
-  stepIndex,
-} from '../../src/index.js';
+import { defineEffectTool, effectFenceOf, effectKeyOf, stepIndex } from '../../src/index.js';
+import { applyEffect } from '../../src/effects/effect-protocol.js';
+import { EffectResultNotSerializableError, EffectStoreError, InvalidEffectToolError } from '../../src/errors/errors.js';
+import { isEffectTool } from '../../src/effects/define-effect-tool.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import { callOptions, makeCtx, silentLogger } from './helpers.js';
 
 describe('defining an effect tool', () => {

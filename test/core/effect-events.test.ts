@@ -2,7 +2,10 @@
 // effect spans are made of.
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { applyEffect, defineEffectTool, MemoryEffectStore, type IEffectStore } from '../../src/index.js';
+import { defineEffectTool } from '../../src/index.js';
+import { applyEffect } from '../../src/effects/effect-protocol.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
+import type { IEffectStore } from '../../src/stores/effect-store.js';
 import type { EffectEvent } from '../../src/effects/effect-event.js';
 import { callOptions, FlakyStore, makeCtx, silentLogger } from './helpers.js';
 

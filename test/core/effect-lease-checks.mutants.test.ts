@@ -11,17 +11,9 @@ import {
   releaseQuietly,
   type Lease,
 } from '../../src/effects/effect-lease.js';
-import {
-  EffectBusyError,
-  EffectClaimLostError,
-  EffectStoreError,
-  type ClaimResult,
-  type ClaimToken,
-  type EffectClaims,
-  type EffectRecord,
-  type FencedResult,
-  type IEffectStore,
-} from '../../src/index.js';
+import type { EffectRecord, IEffectStore } from '../../src/index.js';
+import { EffectBusyError, EffectClaimLostError, EffectStoreError } from '../../src/errors/errors.js';
+import type { ClaimResult, ClaimToken, EffectClaims, FencedResult } from '../../src/stores/effect-store.js';
 import { RECORD_K as RECORD } from './helpers.js';
 
 const TOKEN: ClaimToken = { key: 'k', owner: 'me', fence: 2 };

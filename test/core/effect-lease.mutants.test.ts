@@ -4,14 +4,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
-import {
-  applyEffect,
-  defineEffectTool,
-  EffectBusyError,
-  MemoryEffectStore,
-  type ClaimRequest,
-  type ClaimResult,
-} from '../../src/index.js';
+import { defineEffectTool } from '../../src/index.js';
+import { applyEffect } from '../../src/effects/effect-protocol.js';
+import { EffectBusyError } from '../../src/errors/errors.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
+import type { ClaimRequest, ClaimResult } from '../../src/stores/effect-store.js';
 import { callOptions, makeCtx, silentLogger } from './helpers.js';
 
 /** A memory store that counts the claims it was asked for. */

@@ -4,24 +4,17 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
 import {
-  applyEffect,
   defineEffectTool,
   defaultEffectKey,
-  EffectResultNotSerializableError,
-  EffectStoreError,
   inputFingerprint,
-  InvalidEffectKeyError,
-  MemoryEffectStore,
-  resolveEffectKey,
-  type ClaimRequest,
-  type ClaimResult,
-  type ClaimToken,
-  type EffectCall,
   type EffectRecord,
   type EffectRecordInput,
-  type FencedResult,
   type IEffectStore,
 } from '../../src/index.js';
+import { applyEffect, resolveEffectKey, type EffectCall } from '../../src/effects/effect-protocol.js';
+import { EffectResultNotSerializableError, EffectStoreError, InvalidEffectKeyError } from '../../src/errors/errors.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
+import type { ClaimRequest, ClaimResult, ClaimToken, FencedResult } from '../../src/stores/effect-store.js';
 import { callOptions, captureLogger, deferred, FlakyStore, makeCtx, PlainStore, silentLogger } from './helpers.js';
 
 /** A memory store that keeps what the protocol handed it. */

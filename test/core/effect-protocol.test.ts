@@ -6,22 +6,19 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
 import {
-  applyEffect,
   defaultEffectKey,
   defineEffectTool,
-  EffectBusyError,
-  EffectStoreError,
-  MemoryEffectStore,
-  wrapToolsForRun,
-  type ClaimRequest,
-  type ClaimToken,
   type EffectCallReport,
   type EffectRecordInput,
-  type FencedResult,
   type IEffectStore,
   type ToolContext,
 } from '../../src/index.js';
-import { SqliteEffectStore } from '../../src/stores/sqlite.js';
+import { applyEffect } from '../../src/effects/effect-protocol.js';
+import { EffectBusyError, EffectStoreError } from '../../src/errors/errors.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
+import { wrapToolsForRun } from '../../src/agent/wrap-tools-for-run.js';
+import type { ClaimRequest, ClaimToken, FencedResult } from '../../src/stores/effect-store.js';
+import { SqliteEffectStore } from '../../src/stores/sqlite-effect-store.js';
 import { callOptions, captureLogger, deferred, FlakyStore, makeCtx, PlainStore, silentLogger } from './helpers.js';
 
 type Exec = (input: unknown, options: unknown) => Promise<unknown>;

@@ -1,7 +1,7 @@
 // The default effect logger (src/effects/effect-report.ts), which no other test looked at: the
 // mutation run found its prefix and its meta argument unguarded (docs/reliability.md, "Mutation testing").
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
-import { consoleEffectLogger } from '../../src/index.js';
+import { consoleEffectLogger } from '../../src/effects/effect-report.js';
 
 describe('consoleEffectLogger', () => {
   afterEach(() => {

@@ -1,13 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import {
-  applyEffect,
-  defineEffectTool,
-  EffectResultNotSerializableError,
-  MemoryEffectStore,
-  type IEffectStore,
-} from '../../src/index.js';
-import { SqliteEffectStore } from '../../src/stores/sqlite.js';
+import { defineEffectTool, type IEffectStore } from '../../src/index.js';
+import { applyEffect } from '../../src/effects/effect-protocol.js';
+import { EffectResultNotSerializableError } from '../../src/errors/errors.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
+import { SqliteEffectStore } from '../../src/stores/sqlite-effect-store.js';
 import { callOptions, makeCtx, PlainStore, silentLogger } from './helpers.js';
 
 // The "applied, but its result cannot be serialised" mark lives beside the record (its own field,

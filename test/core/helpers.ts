@@ -3,20 +3,16 @@
 import type { ModelMessage, ToolExecutionOptions } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import {
-  createToolContext,
   findEffectMarkers,
-  MemoryEffectStore,
-  type ClaimRequest,
-  type ClaimResult,
-  type ClaimToken,
   type EffectLogger,
   type EffectRecord,
   type EffectRecordInput,
-  type FencedResult,
   type IEffectStore,
   type ToolContext,
-  type ToolContextInit,
 } from '../../src/index.js';
+import { createToolContext, type ToolContextInit } from '../../src/context/tool-context.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
+import type { ClaimRequest, ClaimResult, ClaimToken, FencedResult } from '../../src/stores/effect-store.js';
 
 export const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },

@@ -6,22 +6,20 @@ import { z } from 'zod';
 import { AgentRegistry } from '../../activities/agent-registry.js';
 import { withFailureMapping } from '../../activities/failures.js';
 import {
-  createToolContext,
   defaultEffectKey,
   defineAgent,
   defineEffectTool,
   effectKeyOf,
   effectMarker,
   findEffectMarkers,
-  InvalidEffectKeyError,
-  InvalidEffectToolError,
-  isEffectTool,
-  MemoryEffectStore,
   runAgent,
   stepIndex,
-  UnsupportedJsonValueError,
-  wrapToolsForRun,
 } from '../../src/index.js';
+import { createToolContext } from '../../src/context/tool-context.js';
+import { InvalidEffectKeyError, InvalidEffectToolError, UnsupportedJsonValueError } from '../../src/errors/errors.js';
+import { isEffectTool } from '../../src/effects/define-effect-tool.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
+import { wrapToolsForRun } from '../../src/agent/wrap-tools-for-run.js';
 import { callOptions, makeCtx, PlainStore, scriptedModel } from './helpers.js';
 
 describe('defaultEffectKey', () => {

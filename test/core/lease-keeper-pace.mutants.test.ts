@@ -7,7 +7,8 @@ import { withGlobal } from '@sinonjs/fake-timers';
 import { monotonicNow, type Lease } from '../../src/effects/effect-lease.js';
 import { keepLease, type KeptLease } from '../../src/effects/lease-keeper.js';
 import type { EffectLogger } from '../../src/effects/effect-report.js';
-import type { EffectClaims, FencedResult, IEffectStore } from '../../src/index.js';
+import type { IEffectStore } from '../../src/index.js';
+import type { EffectClaims, FencedResult } from '../../src/stores/effect-store.js';
 import { RECORD_K as RECORD } from './helpers.js';
 
 /** A store that notes when each lease was renewed; `answers` decide each renewal (default: ok at once). */

@@ -4,7 +4,7 @@
 import { expect, it } from '@jest/globals';
 import { monotonicNow, type Lease } from '../../src/effects/effect-lease.js';
 import { keepLease } from '../../src/effects/lease-keeper.js';
-import { MemoryEffectStore } from '../../src/index.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 
 it("the keeper's timer does not keep the process alive while it renews a lease", async () => {
   // Resources keeping the event loop alive; an unref'd timer is not one of them.

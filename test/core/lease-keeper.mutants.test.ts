@@ -3,13 +3,10 @@
 // execute runs, that it stops with the call, and what a failed renewal or release does.
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import {
-  applyEffect,
-  defineEffectTool,
-  MemoryEffectStore,
-  type ClaimToken,
-  type FencedResult,
-} from '../../src/index.js';
+import { defineEffectTool } from '../../src/index.js';
+import { applyEffect } from '../../src/effects/effect-protocol.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
+import type { ClaimToken, FencedResult } from '../../src/stores/effect-store.js';
 import { callOptions, captureLogger, makeCtx, silentLogger } from './helpers.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

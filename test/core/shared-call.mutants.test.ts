@@ -3,7 +3,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { getEventListeners } from 'node:events';
 import { z } from 'zod';
-import { applyEffect, defineEffectTool, EffectBusyError, MemoryEffectStore } from '../../src/index.js';
+import { defineEffectTool } from '../../src/index.js';
+import { applyEffect } from '../../src/effects/effect-protocol.js';
+import { EffectBusyError } from '../../src/errors/errors.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import { awaitSharedCall } from '../../src/effects/shared-call.js';
 import { callOptions, deferred, makeCtx, silentLogger } from './helpers.js';
 

@@ -4,22 +4,21 @@ import { describe, expect, it } from '@jest/globals';
 import { generateText, isStepCount, tool, type ToolExecutionOptions } from 'ai';
 import { z } from 'zod';
 import {
-  canonicalJson,
   defaultEffectKey,
   defineAgent,
   defineEffectTool,
   effectMarker,
   findEffectMarkers,
-  isEffectTool,
-  LegacyContextFieldError,
-  MemoryEffectStore,
   runAgent,
   stepIndex,
-  ToolNotAllowedError,
-  wrapToolsForRun,
   type EffectCallReport,
   type ToolContext,
 } from '../../src/index.js';
+import { canonicalJson } from '../../src/json/canonical-json.js';
+import { isEffectTool } from '../../src/effects/define-effect-tool.js';
+import { LegacyContextFieldError, ToolNotAllowedError } from '../../src/errors/errors.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
+import { wrapToolsForRun } from '../../src/agent/wrap-tools-for-run.js';
 import {
   callOptions,
   captureLogger,

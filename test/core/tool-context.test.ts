@@ -1,18 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import {
-  ChamviError,
-  createToolContext,
-  defineAgent,
-  defineEffectTool,
-  guardToolContext,
-  InvalidToolContextError,
-  LegacyContextFieldError,
-  MemoryEffectStore,
-  runAgent,
-  wrapToolsForRun,
-  type ToolContext,
-} from '../../src/index.js';
+import { ChamviError, defineAgent, defineEffectTool, runAgent, type ToolContext } from '../../src/index.js';
+import { createToolContext, guardToolContext } from '../../src/context/tool-context.js';
+import { InvalidToolContextError, LegacyContextFieldError } from '../../src/errors/errors.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
+import { wrapToolsForRun } from '../../src/agent/wrap-tools-for-run.js';
 import { PlainStore, scriptedModel } from './helpers.js';
 
 type Exec = (input: unknown, options: unknown) => Promise<unknown>;

@@ -3,15 +3,15 @@ import { dynamicTool, tool, type ToolExecutionOptions } from 'ai';
 import { z } from 'zod';
 import {
   defineEffectTool,
-  isEffectTool,
-  MemoryEffectStore,
-  ToolNotAllowedError,
-  wrapToolsForRun,
   type EffectRecord,
   type EffectRecordInput,
   type IEffectStore,
   type ToolContext,
 } from '../../src/index.js';
+import { isEffectTool } from '../../src/effects/define-effect-tool.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
+import { ToolNotAllowedError } from '../../src/errors/errors.js';
+import { wrapToolsForRun } from '../../src/agent/wrap-tools-for-run.js';
 import { callOptions, collect, makeCtx } from './helpers.js';
 
 type Exec = (input: unknown, options: unknown) => unknown;

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Octokit } from '@octokit/rest';
 import { MockLanguageModelV4 } from 'ai/test';
-import { defineAgent, effectMarker, MemoryEffectStore, runAgent, type AgentRunResult } from '../../src/index.js';
+import { defineAgent, effectMarker, runAgent, type AgentRunResult } from '../../src/index.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import { signedEffectMarker } from '../../src/strategies/index.js';
 import { commentEffectKey, createGitHubCommentTool } from '../../examples/github/comment-tool.js';
 import { LocalGitHubServer } from '../../demo/github/index.js';

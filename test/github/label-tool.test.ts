@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Octokit } from '@octokit/rest';
 import { z } from 'zod';
-import { InvalidEffectToolError, MemoryEffectStore } from '../../src/index.js';
+import { InvalidEffectToolError } from '../../src/errors/errors.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import { defineSetEffectTool } from '../../src/strategies/index.js';
 import { createGitHubLabelTool } from '../../examples/github/label-tool.js';
 import { LocalGitHubServer } from '../../demo/github/index.js';

@@ -4,17 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ModelMessage } from 'ai';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import {
-  createToolContext,
-  defineAgent,
-  MemoryEffectStore,
-  mcpTools,
-  runAgent,
-  wrapToolsForRun,
-  type EffectCallReport,
-} from '../../src/index.js';
+import { defineAgent, runAgent, type EffectCallReport } from '../../src/index.js';
+import { createToolContext } from '../../src/context/tool-context.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
+import { mcpTools } from '../../src/mcp/mcp-tools.js';
+import { wrapToolsForRun } from '../../src/agent/wrap-tools-for-run.js';
 import { FaultInjector, InjectedFault } from '../../testing/fault-injector.js';
-import { scriptedModel } from '../../demo/scripted-model.js';
+import { scriptedModel } from '../../testing/scripted-model.js';
 import type { Ticket } from '../fixtures/mcp-ticket-server.js';
 
 // The desk runs as a child process speaking MCP over stdin/stdout, started by the client as any local

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LocalGitHubServer } from '../../demo/github/index.js';
 import { createDevServerEnvironment } from '../../testing/test-environment.js';
-import { startAgentRun } from '../../worker/index.js';
+import { startAgentRun } from '../../client/start-agent-run.js';
 import { startChildWorker } from '../fixtures/child-worker.js';
 import { commentsOn, openIssue } from '../fixtures/responder.js';
 import { freePort, spawnWorker, stopSpawnedWorkers } from './fixtures/spawn-worker.js';

@@ -5,9 +5,11 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MemoryEffectStore } from '../../src/index.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import { createDevServerEnvironment } from '../../testing/test-environment.js';
-import { createAgentClient, createAgentWorker, resolveTemporalConnection, startAgentRun } from '../../worker/index.js';
+import { createAgentWorker } from '../../worker/index.js';
+import { createAgentClient, resolveTemporalConnection } from '../../worker/connection-settings.js';
+import { startAgentRun } from '../../client/start-agent-run.js';
 import { noter } from '../product/fixtures/note-agents.js';
 import { runCli } from '../product/run-cli.js';
 

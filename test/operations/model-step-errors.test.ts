@@ -4,11 +4,13 @@ import { ActivityFailure, ApplicationFailure, WorkflowFailedError } from '@tempo
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
-import { defineAgent, MemoryEffectStore } from '../../src/index.js';
+import { defineAgent } from '../../src/index.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import { MemoryRunStreamStore } from '../../src/stream/memory-run-stream.js';
 import { summarizeActivities } from '../../testing/run-agent-under-test.js';
 import { createDevServerEnvironment } from '../../testing/test-environment.js';
-import { createAgentWorker, startAgentRun, type StartAgentRunOptions } from '../../worker/index.js';
+import { createAgentWorker } from '../../worker/index.js';
+import { startAgentRun, type StartAgentRunOptions } from '../../client/start-agent-run.js';
 import { startProviderApi, type ProviderApi, type ProviderReply } from './fixtures/provider-api.js';
 
 let env: TestWorkflowEnvironment;

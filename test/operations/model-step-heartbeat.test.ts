@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_MODEL_STEP_OPTIONS } from '../../common/index.js';
 import { createDevServerEnvironment } from '../../testing/test-environment.js';
-import { startAgentRun } from '../../worker/index.js';
+import { startAgentRun } from '../../client/start-agent-run.js';
 import { spawnWorker, stopSpawnedWorkers } from './fixtures/spawn-worker.js';
 
 const SLOW_MODEL_WORKER = fileURLToPath(new URL('./fixtures/slow-model-worker.ts', import.meta.url));

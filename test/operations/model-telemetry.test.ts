@@ -1,8 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Telemetry } from 'ai';
-import { defineAgent, MemoryEffectStore } from '../../src/index.js';
+import { defineAgent } from '../../src/index.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import { runAgentUnderTest } from '../../testing/run-agent-under-test.js';
-import { scriptedModel } from '../../demo/scripted-model.js';
+import { scriptedModel } from '../../testing/scripted-model.js';
 
 /** A telemetry integration that records which operations it saw, with their functionId. */
 function recorder(): { integration: Telemetry; seen: Array<{ event: string; functionId?: string }> } {

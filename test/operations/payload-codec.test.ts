@@ -9,11 +9,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { tool } from 'ai';
-import { defineAgent, defineEffectTool, MemoryEffectStore } from '../../src/index.js';
+import { defineAgent, defineEffectTool } from '../../src/index.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import { FlakyEffectStore } from '../../testing/flaky-store.js';
-import { scriptedModel } from '../../demo/scripted-model.js';
+import { scriptedModel } from '../../testing/scripted-model.js';
 import { createDevServerEnvironment } from '../../testing/test-environment.js';
-import { createAgentWorker, startAgentRun } from '../../worker/index.js';
+import { createAgentWorker } from '../../worker/index.js';
+import { startAgentRun } from '../../client/start-agent-run.js';
 import { CLI_MAIN, ROOT, runCli } from '../product/run-cli.js';
 import { dataConverter, TOY_ENCODING } from './fixtures/toy-codec.js';
 

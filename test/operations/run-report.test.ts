@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEffectStore, type ManagedEffectStore } from '../../src/stores/index.js';
 import { createDevServerEnvironment } from '../../testing/test-environment.js';
-import { agentProgressQuery, createAgentWorker, startAgentRun } from '../../worker/index.js';
+import { createAgentWorker } from '../../worker/index.js';
+import { agentProgressQuery } from '../../common/agent-progress.js';
+import { startAgentRun } from '../../client/start-agent-run.js';
 import { runCli } from '../product/run-cli.js';
 import { NOTIFY_ATTEMPTS, reporter } from './fixtures/report-agents.js';
 

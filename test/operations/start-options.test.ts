@@ -4,9 +4,10 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
-import { MemoryEffectStore } from '../../src/index.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import { createDevServerEnvironment } from '../../testing/test-environment.js';
-import { AGENT_SEARCH_ATTRIBUTE, createAgentWorker, startAgentRun } from '../../worker/index.js';
+import { createAgentWorker } from '../../worker/index.js';
+import { AGENT_SEARCH_ATTRIBUTE, startAgentRun } from '../../client/start-agent-run.js';
 import { noter } from '../product/fixtures/note-agents.js';
 
 const AGENT = defineSearchAttributeKey(AGENT_SEARCH_ATTRIBUTE, SearchAttributeType.KEYWORD);

@@ -1,13 +1,14 @@
-// `chamvi show <workflow id>`: a run's conversation, read from the store (issue 16).
+// `chamvi show <workflow id>`: a run's conversation, read from the store.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteEffectStore } from '../../src/stores/sqlite.js';
+import { SqliteEffectStore } from '../../src/stores/sqlite-effect-store.js';
 import { createDevServerEnvironment } from '../../testing/test-environment.js';
-import { createAgentWorker, startAgentRun } from '../../worker/index.js';
+import { createAgentWorker } from '../../worker/index.js';
+import { startAgentRun } from '../../client/start-agent-run.js';
 import { notingAgent } from '../fixtures/noting-agent.js';
 import { runCli } from './run-cli.js';
 

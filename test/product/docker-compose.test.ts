@@ -2,9 +2,9 @@ import { describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseStoreSpec } from '../../src/stores/index.js';
+import { parseStoreSpec } from '../../src/stores/store-spec.js';
 import { DEFAULT_ADDRESS, ENV } from '../../cli/settings.js';
-import { findTemporalBinary } from '../../demo/temporal-binaries.js';
+import { findTemporalBinary } from '../../testing/temporal-binaries.js';
 import { HEALTH_PORT_ENV } from '../../worker/worker-health.js';
 import { compose, dockerfile, environment, ports, service } from './deploy-files.js';
 import { ROOT } from './run-cli.js';
@@ -25,7 +25,7 @@ describe('docker-compose.yml stays in step with the worker', () => {
     expect(host).toBe('temporal');
     expect(port).toBe(DEFAULT_ADDRESS.split(':')[1]);
     expect(ports('temporal')).toContain(`${port}:${port}`);
-    // The web UI is on 8233, as with `chamvi dev` and `temporal server start-dev`.
+    // The web UI is on 8233, as with the demo and `temporal server start-dev`.
     expect(ports('temporal-ui')).toContain('8233:8080');
   });
 
@@ -42,7 +42,7 @@ describe('docker-compose.yml stays in step with the worker', () => {
     expect(environment('temporal')['DB']).toBe('postgres12');
   });
 
-  it('runs an agents module of the installed package, which the Dockerfile builds from the folders it copies', () => {
+  it("runs the demo agents module, the image's app beside the installed package (which does not ship the demo)", () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
       name: string;
       bin: Record<string, string>;
@@ -50,9 +50,9 @@ describe('docker-compose.yml stays in step with the worker', () => {
     };
     const installed = `node_modules/${pkg.name}/`;
     const agents = worker[ENV.agents] ?? '';
-    expect(agents.startsWith(`${installed}dist/demo/`)).toBe(true);
-    expect(pkg.files).toContain('dist/demo');
-    expect(existsSync(join(ROOT, agents.slice(`${installed}dist/`.length).replace(/\.js$/, '.ts')))).toBe(true);
+    expect(agents).toBe('demo/agents.js');
+    expect(pkg.files.filter((f) => /(^|\/)demo$/.test(f))).toEqual([]);
+    expect(existsSync(join(ROOT, agents.replace(/\.js$/, '.ts')))).toBe(true);
     const build = JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')) as { include: string[] };
     for (const folder of build.include) expect(dockerfile).toContain(`COPY ${folder} ./${folder}`);
     // The entry point is the package's own bin, run from where npm installed it.

@@ -87,6 +87,8 @@ function freePort(): Promise<number> {
       expect.arrayContaining(['@chamvi/temporal', '@temporalio/worker', 'ai', 'zod', 'pg', '@octokit/rest']),
     );
     expect(existsSync(join(app, 'package-lock.json'))).toBe(true);
+    // The demo agents are the app's own code: the package does not ship them.
+    expect(existsSync(join(app, 'demo', 'agents.js'))).toBe(true);
   }, 600_000);
 
   it('installs the app in the runtime stage with NODE_ENV=production: ai, zod, pg and the SDK are all there', async () => {

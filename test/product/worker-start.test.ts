@@ -5,15 +5,15 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { MemoryEffectStore } from '../../src/index.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import { createTimeSkippingEnvironment } from '../../testing/index.js';
 import {
   createAgentWorker,
   EffectStoreUnavailableError,
-  WorkerHealthError,
   workerHealthFromEnv,
   type WorkerHealthReport,
 } from '../../worker/index.js';
+import { WorkerHealthError } from '../../worker/worker-health.js';
 import { noter } from './fixtures/note-agents.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'chamvi-worker-start-'));

@@ -8,23 +8,21 @@ import { Worker, type WorkflowBundle } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { z } from 'zod';
+import { defaultEffectKey, defineAgent, defineEffectTool } from '../../src/index.js';
+import { applyEffect } from '../../src/effects/effect-protocol.js';
+import { createToolContext } from '../../src/context/tool-context.js';
 import {
-  applyEffect,
-  createToolContext,
-  defaultEffectKey,
-  defineAgent,
-  defineEffectTool,
   EffectStoreError,
   InvalidEffectKeyError,
   InvalidEffectStoreSpecError,
   InvalidEffectToolError,
-  MemoryEffectStore,
-  wrapToolsForRun,
-} from '../../src/index.js';
+} from '../../src/errors/errors.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
+import { wrapToolsForRun } from '../../src/agent/wrap-tools-for-run.js';
 import { createEffectStore } from '../../src/stores/index.js';
-import { PostgresEffectStore } from '../../src/stores/postgres.js';
+import { PostgresEffectStore } from '../../src/stores/postgres-effect-store.js';
 import { runAgentUnderTest } from '../../testing/run-agent-under-test.js';
-import { scriptedModel } from '../../demo/scripted-model.js';
+import { scriptedModel } from '../../testing/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
 import { writeObservations } from './matrix.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';

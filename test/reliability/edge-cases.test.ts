@@ -7,24 +7,18 @@ import type { WorkflowBundle } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
-import {
-  applyEffect,
-  createToolContext,
-  defineAgent,
-  defineEffectTool,
-  EffectResultNotSerializableError,
-  MemoryEffectStore,
-  type ClaimRequest,
-  type ClaimResult,
-  type EffectTool,
-  type IEffectStore,
-} from '../../src/index.js';
-import { PostgresEffectStore } from '../../src/stores/postgres.js';
+import { defineAgent, defineEffectTool, type EffectTool, type IEffectStore } from '../../src/index.js';
+import { applyEffect } from '../../src/effects/effect-protocol.js';
+import { createToolContext } from '../../src/context/tool-context.js';
+import { EffectResultNotSerializableError } from '../../src/errors/errors.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
+import type { ClaimRequest, ClaimResult } from '../../src/stores/effect-store.js';
+import { PostgresEffectStore } from '../../src/stores/postgres-effect-store.js';
 import type { ToolSet } from 'ai';
 import { FaultInjector } from '../../testing/fault-injector.js';
 import { FlakyEffectStore } from '../../testing/flaky-store.js';
 import { runAgentUnderTest } from '../../testing/run-agent-under-test.js';
-import { scriptedModel } from '../../demo/scripted-model.js';
+import { scriptedModel } from '../../testing/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
 import { PG_URL, writeObservations } from './matrix.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';

@@ -1,7 +1,8 @@
 // The worked example of README.md, "Testing your effect tools", as it is there (imports aside).
 import { expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { defineAgent, defineEffectTool, MemoryEffectStore } from '../../src/index.js';
+import { defineAgent, defineEffectTool } from '../../src/index.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import { FaultInjector, runAgentUnderTest, scriptedModel } from '../../testing/index.js';
 
 // Stands in for your remote system (use a local server of it in real tests).

@@ -17,7 +17,7 @@ import { pathToFileURL } from 'node:url';
 import { findEffectMarkers } from '../../src/index.js';
 import { LocalGitHubServer } from '../../demo/github/index.js';
 import { createDevServerEnvironment } from '../../testing/test-environment.js';
-import { startAgentRun } from '../../worker/index.js';
+import { startAgentRun } from '../../client/start-agent-run.js';
 import { startWorkerProcess, writeBundle, type WorkerProcess } from './processes.js';
 import { OWNER, REPO } from './strategies.js';
 

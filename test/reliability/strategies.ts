@@ -12,7 +12,7 @@ import { createGitHubCommentTool } from '../../examples/github/comment-tool.js';
 import { createGitPushTool } from '../../examples/git/push-tool.js';
 import { createTicketTool } from '../../examples/http/ticket-tool.js';
 import { createNatsNotifyTool } from '../../examples/nats/notify-tool.js';
-import { scriptedModel } from '../../demo/scripted-model.js';
+import { scriptedModel } from '../../testing/scripted-model.js';
 
 export const STRATEGIES = ['none', 'marker', 'signed-marker', 'git-trailer', 'idempotency-key', 'nats-msg-id'] as const;
 export type Strategy = (typeof STRATEGIES)[number];

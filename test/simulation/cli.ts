@@ -1,5 +1,4 @@
-// The deterministic simulator (issue 13: the effect protocol; issue 23: the conversation store
-// and the run streams):
+// The deterministic simulator (the effect protocol, the conversation store and the run streams):
 //
 //   npm run sim -- --seeds N [--from S0] [--seed S] [--suite NAME] [--jobs J] [--verbose] [--record FILE]
 //

@@ -92,7 +92,7 @@ export class Execution {
 
   /** A new run's first execution: the prompt is pending. */
   static start(id: string, runId: string, prompt: JsonMessage): Execution {
-    return new Execution(id, runId, 0, new ConversationState({ messages: [prompt] }), [prompt], 1, 0);
+    return new Execution(id, runId, 0, new ConversationState({ pending: [prompt] }), [prompt], 1, 0);
   }
 
   /** The messages stored (the conversation up to its head). */
@@ -132,7 +132,7 @@ export class Execution {
       agent: 'sim',
       runId: this.runId,
       step: this.step,
-      ...this.state.modelStepInput(),
+      ...this.state.snapshot(),
       ...(continued ? { continuedFrom: this.continuedFrom } : {}),
     };
   }
@@ -170,7 +170,7 @@ export class Execution {
       id,
       this.runId,
       branch,
-      new ConversationState(snapshot),
+      new ConversationState(snapshot.conversation),
       [...(at?.full ?? this.full)],
       at?.pendingCount ?? this.pendingCount,
       step ?? this.step,

@@ -20,8 +20,8 @@ export interface RegressionSeed {
  * each to be clean. The traces below are abridged from the code the bug was found on.
  */
 export const REGRESSION_SEEDS: readonly RegressionSeed[] = [
-  // The effect protocol's (issue 13 and after), then the conversation and stream suites' (issue 23).
-  // Found on 37b5526 (before the fixes of issue 12), marker remote:
+  // The effect protocol's, then the conversation and stream suites'.
+  // Found on 37b5526 (before its fixes, bcca2e0), marker remote:
   //      18 ms  P1/A1  execute starts                      (998 ms, ignores its signal)
   //     400 ms  P1/A1  signal aborts (start-to-close timeout)   -> the keeper stops renewing
   //     481 ms  P2/A2  store.claim → acquired (fence 2, takeover)

@@ -2,7 +2,7 @@ import type { Violation } from './invariants.js';
 import type { RegressionSeed } from './regression-seeds.js';
 import type { SuiteName } from './suites.js';
 
-// The conversation and stream suites' seeds (issue 23). Found on 664da0a, before its fixes: the
+// The conversation and stream suites' seeds. Found on 664da0a, before its fixes: the
 // conversation store's in the i23-conv merge (a6e339d), the stream writer's budget and cursor
 // validation in the i23-live merge (1049dc5), keyed streams, growing cursors and one close
 // behaviour in the i23-stream merge (970eb92). The traces are abridged from 664da0a. Two stayed

@@ -1,5 +1,5 @@
 // The part of docs/reliability.md's "Deterministic simulation" section about the conversation
-// and run-stream suites (issue 23), beside the effect protocol's (report-section.ts).
+// and run-stream suites, beside the effect protocol's (report-section.ts).
 import type { SimulationRun } from './report-section.js';
 
 /** The suites' description, and the numbers of the last recorded run of each. */

@@ -1,13 +1,13 @@
 import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
+import type { EffectRecordInput } from '../../src/index.js';
 import {
   EffectKeyNotStorableError,
   InvalidClaimRequestError,
   InvalidEffectStoreSpecError,
-  type ClaimRequest,
-  type ClaimToken,
-  type EffectRecordInput,
-} from '../../src/index.js';
-import { MAX_LEASE_MS, MAX_RETENTION_MS, type ManagedEffectStore } from '../../src/stores/index.js';
+} from '../../src/errors/errors.js';
+import type { ClaimRequest, ClaimToken } from '../../src/stores/effect-store.js';
+import type { ManagedEffectStore } from '../../src/stores/index.js';
+import { MAX_LEASE_MS, MAX_RETENTION_MS } from '../../src/stores/store-options.js';
 
 /** How the conformance suite gets stores and lets time pass for one store implementation. */
 export interface StoreHarness {

@@ -1,14 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import {
-  chainEntries,
-  ConversationEntryCorruptError,
-  ConversationLog,
-  conversationRoot,
-  InvalidOptionError,
-  type AppendConversationOptions,
-  type ConversationEntry,
-} from '../../src/index.js';
+import { chainEntries, conversationRoot, type ConversationEntry } from '../../src/conversation/conversation-entry.js';
+import { ConversationEntryCorruptError, InvalidOptionError } from '../../src/errors/errors.js';
+import { ConversationLog } from '../../src/conversation/conversation-log.js';
+import type { AppendConversationOptions } from '../../src/stores/conversation-store.js';
 import type { ManagedEffectStore } from '../../src/stores/index.js';
 import type { StoreHarness } from './conformance.js';
 

@@ -6,10 +6,10 @@ import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { MemoryEffectStore } from '../../src/index.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import type { ManagedEffectStore } from '../../src/stores/index.js';
-import { PostgresEffectStore } from '../../src/stores/postgres.js';
-import { SqliteEffectStore } from '../../src/stores/sqlite.js';
+import { PostgresEffectStore } from '../../src/stores/postgres-effect-store.js';
+import { SqliteEffectStore } from '../../src/stores/sqlite-effect-store.js';
 import { SQLITE_NOW_MS } from '../../src/stores/sqlite-schema.js';
 import { conversationStoreConformance } from './conversation-conformance.js';
 

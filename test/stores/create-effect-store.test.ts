@@ -2,10 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { InvalidEffectStoreSpecError, MemoryEffectStore } from '../../src/index.js';
-import { createEffectStore, inspectEffects, parseStoreSpec, storageKey } from '../../src/stores/index.js';
-import { SqliteEffectStore } from '../../src/stores/sqlite.js';
-import { PostgresEffectStore } from '../../src/stores/postgres.js';
+import { InvalidEffectStoreSpecError } from '../../src/errors/errors.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
+import { createEffectStore, inspectEffects } from '../../src/stores/index.js';
+import { parseStoreSpec } from '../../src/stores/store-spec.js';
+import { storageKey } from '../../src/stores/storage-key.js';
+import { SqliteEffectStore } from '../../src/stores/sqlite-effect-store.js';
+import { PostgresEffectStore } from '../../src/stores/postgres-effect-store.js';
 
 const PG_URL = process.env['CHAMVI_TEST_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 const dir = mkdtempSync(join(tmpdir(), 'chamvi-factory-'));

@@ -1,5 +1,5 @@
-import { MemoryEffectStore } from '../../src/index.js';
-import { type ManagedEffectStore } from '../../src/stores/index.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
+import type { ManagedEffectStore } from '../../src/stores/index.js';
 import { effectStoreConformance } from './conformance.js';
 
 let clock = Date.now();

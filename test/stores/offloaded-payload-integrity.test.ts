@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
-import { OffloadedPayloadCorruptError } from '../../src/index.js';
+import { OffloadedPayloadCorruptError } from '../../src/errors/errors.js';
 import type { ConversationStore } from '../../src/stores/conversation-store.js';
 import type { ManagedEffectStore } from '../../src/stores/index.js';
-import { PostgresEffectStore } from '../../src/stores/postgres.js';
-import { SqliteEffectStore } from '../../src/stores/sqlite.js';
+import { PostgresEffectStore } from '../../src/stores/postgres-effect-store.js';
+import { SqliteEffectStore } from '../../src/stores/sqlite-effect-store.js';
 import { storeStorageDriver } from '../../worker/store-storage-driver.js';
 
 /** A store, what the driver's errors call it, and SQL on its payload table (`$table` in `sql`). */

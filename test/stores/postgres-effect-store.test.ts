@@ -1,16 +1,12 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { z } from 'zod';
-import {
-  applyEffect,
-  createToolContext,
-  defineEffectTool,
-  EffectKeyNotStorableError,
-  EffectStoreError,
-  EffectStoreSchemaError,
-} from '../../src/index.js';
-import { type ManagedEffectStore } from '../../src/stores/index.js';
-import { PostgresEffectStore } from '../../src/stores/postgres.js';
+import { defineEffectTool } from '../../src/index.js';
+import { applyEffect } from '../../src/effects/effect-protocol.js';
+import { createToolContext } from '../../src/context/tool-context.js';
+import { EffectKeyNotStorableError, EffectStoreError, EffectStoreSchemaError } from '../../src/errors/errors.js';
+import type { ManagedEffectStore } from '../../src/stores/index.js';
+import { PostgresEffectStore } from '../../src/stores/postgres-effect-store.js';
 import { storageKey } from '../../src/stores/storage-key.js';
 import { effectStoreConformance } from './conformance.js';
 

@@ -1,19 +1,12 @@
 import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { z } from 'zod';
-import {
-  applyEffect,
-  createToolContext,
-  defineEffectTool,
-  EffectStoreError,
-  InvalidEffectStoreSpecError,
-  type IEffectStore,
-} from '../../src/index.js';
-import {
-  DEFAULT_PG_QUERY_TIMEOUT_MS,
-  DEFAULT_PG_STATEMENT_TIMEOUT_MS,
-  PostgresEffectStore,
-} from '../../src/stores/postgres.js';
+import { defineEffectTool, type IEffectStore } from '../../src/index.js';
+import { applyEffect } from '../../src/effects/effect-protocol.js';
+import { createToolContext } from '../../src/context/tool-context.js';
+import { EffectStoreError, InvalidEffectStoreSpecError } from '../../src/errors/errors.js';
+import { DEFAULT_PG_QUERY_TIMEOUT_MS, DEFAULT_PG_STATEMENT_TIMEOUT_MS } from '../../src/stores/postgres-connection.js';
+import { PostgresEffectStore } from '../../src/stores/postgres-effect-store.js';
 import { stallingProxy as stallingProxyTo, type StallingProxy } from '../fixtures/stalling-proxy.js';
 
 // A PostgreSQL connection that stops answering, for real: a TCP proxy in front of the server that

@@ -4,15 +4,12 @@ import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import {
-  applyEffect,
-  createToolContext,
-  defineEffectTool,
-  EffectStoreOpenError,
-  EffectStoreSchemaError,
-} from '../../src/index.js';
-import { type ManagedEffectStore } from '../../src/stores/index.js';
-import { SqliteEffectStore } from '../../src/stores/sqlite.js';
+import { defineEffectTool } from '../../src/index.js';
+import { applyEffect } from '../../src/effects/effect-protocol.js';
+import { createToolContext } from '../../src/context/tool-context.js';
+import { EffectStoreOpenError, EffectStoreSchemaError } from '../../src/errors/errors.js';
+import type { ManagedEffectStore } from '../../src/stores/index.js';
+import { SqliteEffectStore } from '../../src/stores/sqlite-effect-store.js';
 import { storageKey } from '../../src/stores/storage-key.js';
 import { effectStoreConformance } from './conformance.js';
 

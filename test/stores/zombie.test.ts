@@ -4,20 +4,15 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import pg from 'pg';
 import { z } from 'zod';
-import {
-  applyEffect,
-  createToolContext,
-  defineEffectTool,
-  EffectClaimLostError,
-  effectFenceOf,
-  MemoryEffectStore,
-  type EffectCall,
-  type EffectClaims,
-  type IEffectStore,
-} from '../../src/index.js';
-import { type ManagedEffectStore } from '../../src/stores/index.js';
-import { SqliteEffectStore } from '../../src/stores/sqlite.js';
-import { PostgresEffectStore } from '../../src/stores/postgres.js';
+import { defineEffectTool, effectFenceOf, type IEffectStore } from '../../src/index.js';
+import { applyEffect, type EffectCall } from '../../src/effects/effect-protocol.js';
+import { createToolContext } from '../../src/context/tool-context.js';
+import { EffectClaimLostError } from '../../src/errors/errors.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
+import type { EffectClaims } from '../../src/stores/effect-store.js';
+import type { ManagedEffectStore } from '../../src/stores/index.js';
+import { SqliteEffectStore } from '../../src/stores/sqlite-effect-store.js';
+import { PostgresEffectStore } from '../../src/stores/postgres-effect-store.js';
 
 // Two attempts of one effect activity, as Temporal runs them after a start-to-close timeout:
 // attempt A stalls past its lease, attempt B takes over. Without Temporal: two store handles on

@@ -1,14 +1,14 @@
 import type { ToolExecutionOptions } from 'ai';
 import {
-  createToolContext,
   defineEffectTool,
-  MemoryEffectStore,
-  wrapToolsForRun,
   type EffectTool,
   type EffectToolDefinition,
   type IEffectStore,
   type ToolContext,
 } from '../../src/index.js';
+import { createToolContext } from '../../src/context/tool-context.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
+import { wrapToolsForRun } from '../../src/agent/wrap-tools-for-run.js';
 
 /** Thrown by {@link crashAfterEffect}: the worker "died" right after the remote effect. */
 export class SimulatedCrash extends Error {

@@ -3,18 +3,16 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MemoryEffectStore } from '../../src/index.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import {
   checkRemoteEffect,
   commitWithEffectTrailer,
   EFFECT_TRAILER,
-  effectTrailersOf,
   pushEffectCommit,
   pushWithLease,
-  remoteHead,
   runGit,
-  withEffectTrailer,
 } from '../../src/strategies/index.js';
+import { effectTrailersOf, remoteHead, withEffectTrailer } from '../../src/strategies/git-remote-state.js';
 import { commitFile } from '../../examples/git/commit-file.js';
 import { createGitPushTool, pushEffectKey } from '../../examples/git/push-tool.js';
 import { attempt, crashAfterEffect } from './crash-after-effect.js';

@@ -2,10 +2,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EffectFenceRefusedError, MemoryEffectStore } from '../../src/index.js';
+import { EffectFenceRefusedError } from '../../src/errors/errors.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import { idempotentFetch } from '../../src/strategies/index.js';
 import { createTicketTool, ticketEffectKey } from '../../examples/http/ticket-tool.js';
-import { IdempotentTicketServer } from '../../testing/http/idempotent-server.js';
+import { IdempotentTicketServer } from '../fixtures/idempotent-server.js';
 import { attempt, crashAfterEffect } from './crash-after-effect.js';
 import { runAttempt, startPausedAttempt, type AttemptSetup, type PausedAttempt } from './paused-attempt.js';
 

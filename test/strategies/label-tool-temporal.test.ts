@@ -2,10 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Octokit } from '@octokit/rest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createGitHubLabelTool } from '../../examples/github/label-tool.js';
-import { defineAgent, MemoryEffectStore } from '../../src/index.js';
+import { defineAgent } from '../../src/index.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import { FaultInjector, runAgentUnderTest } from '../../testing/index.js';
 import { LocalGitHubServer } from '../../demo/github/index.js';
-import { scriptedModel } from '../../demo/scripted-model.js';
+import { scriptedModel } from '../../testing/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
 import { BOT_TOKEN, OWNER, REPO, openIssue } from '../fixtures/responder.js';
 

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type JetStreamManager, type NatsConnection } from 'nats';
-import { MemoryEffectStore } from '../../src/index.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import { publishOnce } from '../../src/strategies/index.js';
 import { createNatsNotifyTool } from '../../examples/nats/notify-tool.js';
 import { attempt, crashAfterEffect } from './crash-after-effect.js';

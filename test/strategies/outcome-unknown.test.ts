@@ -1,7 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { defineEffectTool, EffectOutcomeUnknownError, MemoryEffectStore } from '../../src/index.js';
-import { effectOutcomeUnknown, reconcileRemote, verdict } from '../../src/strategies/index.js';
+import { defineEffectTool, EffectOutcomeUnknownError } from '../../src/index.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
+import { reconcileRemote, verdict } from '../../src/strategies/index.js';
+import { effectOutcomeUnknown } from '../../src/strategies/outcome-unknown.js';
 import { attempt } from './crash-after-effect.js';
 
 describe('outcome unknown is not "not applied"', () => {

@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
-import { createToolContext, wrapToolsForRun } from '../../src/index.js';
-import { SqliteEffectStore } from '../../src/stores/sqlite.js';
+import { createToolContext } from '../../src/context/tool-context.js';
+import { wrapToolsForRun } from '../../src/agent/wrap-tools-for-run.js';
+import { SqliteEffectStore } from '../../src/stores/sqlite-effect-store.js';
 import type { PausedAttemptConfig } from './fixtures/paused-attempt-child.js';
 import { buildTool, observeFence, type ToolSpec } from './fixtures/strategy-tools.js';
 

@@ -21,10 +21,13 @@ import {
 } from 'ai';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { defineAgent, defineEffectTool, MemoryEffectStore, type ToolApprovalSettings } from '../../src/index.js';
+import { defineAgent, defineEffectTool } from '../../src/index.js';
+import type { ToolApprovalSettings } from '../../src/approvals/approval-policy.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import { PostgresRunStreamStore } from '../../src/stream/postgres-run-stream.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
-import { createAgentWorker, listPendingApprovals, type AgentEntry } from '../../worker/index.js';
+import { createAgentWorker, type AgentEntry } from '../../worker/index.js';
+import { listPendingApprovals } from '../../client/approvals-client.js';
 import { chatRoute, type ChatRoute } from '../../worker/stream/chat-route.js';
 import { runUIMessageStream } from '../../worker/stream/run-ui-message-stream.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';

@@ -11,7 +11,7 @@ import { isStepCount, tool, type ModelMessage } from 'ai';
 import { z } from 'zod';
 import { callModel, type ModelCallOutcome } from '../../activities/model-stream.js';
 import { modelCallFailure } from '../../activities/model-call-error.js';
-import { scriptedModel } from '../../demo/scripted-model.js';
+import { scriptedModel } from '../../testing/scripted-model.js';
 import { MemoryRunStreamStore } from '../../src/stream/memory-run-stream.js';
 import type { RunStreamStore } from '../../src/stream/run-stream-store.js';
 import { STREAM_CLOSE_BUDGET_MS } from '../../src/stream/run-stream-writer.js';

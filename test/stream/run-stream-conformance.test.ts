@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InvalidEffectStoreSpecError } from '../../src/index.js';
+import { InvalidEffectStoreSpecError } from '../../src/errors/errors.js';
 import { createRunStreamStore } from '../../src/stream/create-run-stream-store.js';
 import { MemoryRunStreamStore } from '../../src/stream/memory-run-stream.js';
 import { PostgresRunStreamStore, type PostgresRunStreamOptions } from '../../src/stream/postgres-run-stream.js';

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { InvalidEffectStoreSpecError, RunStreamClosedError } from '../../src/index.js';
+import { InvalidEffectStoreSpecError, RunStreamClosedError } from '../../src/errors/errors.js';
 import { readRunStream } from '../../src/stream/read-run-stream.js';
 import type {
   RunStreamBatch,

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EffectStoreSchemaError } from '../../src/index.js';
+import { EffectStoreSchemaError } from '../../src/errors/errors.js';
 import { MemoryRunStreamStore } from '../../src/stream/memory-run-stream.js';
 import { PostgresRunStreamStore } from '../../src/stream/postgres-run-stream.js';
 import type { RunStreamBatch, RunStreamStore } from '../../src/stream/run-stream-store.js';

@@ -9,12 +9,14 @@ import type { ActivityInterceptorsFactory, WorkflowBundle } from '@temporalio/wo
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ACTIVITY_NAMES } from '../../common/activity-names.js';
-import { scriptedModel } from '../../demo/scripted-model.js';
-import { defineAgent, defineEffectTool, MemoryEffectStore } from '../../src/index.js';
+import { scriptedModel } from '../../testing/scripted-model.js';
+import { defineAgent, defineEffectTool } from '../../src/index.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import { PostgresRunStreamStore } from '../../src/stream/postgres-run-stream.js';
 import { STREAM_CLOSE_BUDGET_MS } from '../../src/stream/run-stream-writer.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
-import { createAgentWorker, startAgentRun } from '../../worker/index.js';
+import { createAgentWorker } from '../../worker/index.js';
+import { startAgentRun } from '../../client/start-agent-run.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';
 import { stallingProxy, type StallingProxy } from '../fixtures/stalling-proxy.js';
 import { dropTables } from './fixtures/drop-tables.js';

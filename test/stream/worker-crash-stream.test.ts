@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PostgresRunStreamStore } from '../../src/stream/postgres-run-stream.js';
 import { createDevServerEnvironment } from '../../testing/test-environment.js';
-import { startAgentRun } from '../../worker/index.js';
+import { startAgentRun } from '../../client/start-agent-run.js';
 import { runUIMessageStream } from '../../worker/stream/run-ui-message-stream.js';
 import { answerOf } from './fixtures/crash-answer.js';
 import { dropTables } from './fixtures/drop-tables.js';

@@ -7,10 +7,12 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundle } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { defineAgent, defineEffectTool, MemoryEffectStore } from '../../src/index.js';
-import { scriptedModel } from '../../demo/scripted-model.js';
+import { defineAgent, defineEffectTool } from '../../src/index.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
+import { scriptedModel } from '../../testing/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
-import { createAgentWorker, startAgentRun, type AgentRegistration } from '../../worker/index.js';
+import { createAgentWorker, type AgentRegistration } from '../../worker/index.js';
+import { startAgentRun } from '../../client/start-agent-run.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';
 
 let env: TestWorkflowEnvironment;

@@ -19,11 +19,14 @@ import {
   type ToolSet,
 } from 'ai';
 import { z } from 'zod';
-import { defineAgent, defineEffectTool, MemoryEffectStore, type Agent } from '../../src/index.js';
+import { defineAgent, defineEffectTool, type Agent } from '../../src/index.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import { MemoryRunStreamStore } from '../../src/stream/memory-run-stream.js';
-import { scriptedModel, type ScriptEntry } from '../../demo/scripted-model.js';
+import { scriptedModel, type ScriptEntry } from '../../testing/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
-import { createAgentWorker, startAgentRun, type AgentRegistration, type AgentRunOutput } from '../../worker/index.js';
+import { createAgentWorker, type AgentRegistration } from '../../worker/index.js';
+import { startAgentRun } from '../../client/start-agent-run.js';
+import type { AgentRunOutput } from '../../workflows/agent-loop.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';
 
 let env: TestWorkflowEnvironment;

@@ -10,27 +10,19 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { InvalidToolInputError as AiInvalidToolInputError, tool } from 'ai';
 import { z } from 'zod';
-import {
-  defineAgent,
-  defineEffectTool,
-  loadConversation,
-  MemoryEffectStore,
-  type ClaimRequest,
-  type ClaimResult,
-  type IEffectStore,
-} from '../../src/index.js';
-import { SqliteEffectStore } from '../../src/stores/sqlite.js';
+import { defineAgent, defineEffectTool, type IEffectStore } from '../../src/index.js';
+import { loadConversation } from '../../src/conversation/load-conversation.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
+import type { ClaimRequest, ClaimResult } from '../../src/stores/effect-store.js';
+import { SqliteEffectStore } from '../../src/stores/sqlite-effect-store.js';
 import { FAILURE_CATALOGUE, type FailurePolicy } from '../../common/failure-policy.js';
 import { LocalGitHubServer } from '../../demo/github/index.js';
-import { scriptedModel } from '../../demo/scripted-model.js';
+import { scriptedModel } from '../../testing/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
-import {
-  agentProgressQuery,
-  createAgentWorker,
-  startAgentRun,
-  type AgentEntry,
-  type AgentRunOutput,
-} from '../../worker/index.js';
+import { createAgentWorker, type AgentEntry } from '../../worker/index.js';
+import { agentProgressQuery } from '../../common/agent-progress.js';
+import { startAgentRun } from '../../client/start-agent-run.js';
+import type { AgentRunOutput } from '../../workflows/agent-loop.js';
 import { OWNER, REPO, commentsOn, createResponder, openIssue } from '../fixtures/responder.js';
 import { activityTypes } from '../fixtures/history.js';
 import type { patientAgentWorkflow } from '../fixtures/workflows.js';
@@ -200,7 +192,7 @@ describe('agent workflow on the time-skipping server', () => {
     expect(github.requests).toBe(before);
     expect(commentsOn(github, issue)).toBe(0);
     expect(types.filter((t) => t === 'chamvi.effectCall')).toHaveLength(1);
-    // The report lists the refused call as failed after its one attempt (issue 15).
+    // The report lists the refused call as failed after its one attempt.
     expect(result.effects).toEqual([
       expect.objectContaining({
         toolName: 'comment',
@@ -274,7 +266,7 @@ describe('agent workflow on the time-skipping server', () => {
         prompt: 'go',
         taskQueue,
         activityOptions: { modelStep: { retry: { maximumAttempts: 1 } } },
-        workflowRetry: { maximumAttempts: 2, initialInterval: '10 ms' },
+        retry: { maximumAttempts: 2, initialInterval: '10 ms' },
       });
       return { result: await handle.result(), firstRunId: handle.firstExecutionRunId };
     });

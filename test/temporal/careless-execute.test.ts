@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalGitHubServer } from '../../demo/github/index.js';
 import { createDevServerEnvironment } from '../../testing/test-environment.js';
-import { startAgentRun } from '../../worker/index.js';
+import { startAgentRun } from '../../client/start-agent-run.js';
 import { startChildWorker, type ChildWorker } from '../fixtures/child-worker.js';
 import { commentsOn, openIssue } from '../fixtures/responder.js';
 

@@ -1,4 +1,4 @@
-// The conversation in the store across what only a full Temporal server does (issue 16): a reset
+// The conversation in the store across what only a full Temporal server does: a reset
 // to the middle of a run, and a run finished by a new worker process whose caches are empty.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -8,11 +8,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConversation } from '../../src/index.js';
-import { SqliteEffectStore } from '../../src/stores/sqlite.js';
+import { loadConversation } from '../../src/conversation/load-conversation.js';
+import { SqliteEffectStore } from '../../src/stores/sqlite-effect-store.js';
 import { createDevServerEnvironment } from '../../testing/test-environment.js';
 import type { agentWorkflow } from '../../workflows/index.js';
-import { createAgentWorker, startAgentRun } from '../../worker/index.js';
+import { createAgentWorker } from '../../worker/index.js';
+import { startAgentRun } from '../../client/start-agent-run.js';
 import { notingAgent } from '../fixtures/noting-agent.js';
 
 let env: TestWorkflowEnvironment;

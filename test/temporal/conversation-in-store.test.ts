@@ -1,4 +1,4 @@
-// The conversation out of the event history (issue 16), on the time-skipping server: long runs
+// The conversation out of the event history, on the time-skipping server: long runs
 // with large tool results stay in one execution under Temporal's payload limit, continue-as-new
 // carries a reference, and a model step retried after it wrote the conversation continues from
 // the store.
@@ -13,13 +13,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
-import { defineAgent, defineEffectTool, loadConversation, type ConversationEntry } from '../../src/index.js';
-import { SqliteEffectStore } from '../../src/stores/sqlite.js';
-import { scriptedModel, type ScriptedStep } from '../../demo/scripted-model.js';
+import { defineAgent, defineEffectTool } from '../../src/index.js';
+import { loadConversation } from '../../src/conversation/load-conversation.js';
+import type { ConversationEntry } from '../../src/conversation/conversation-entry.js';
+import { SqliteEffectStore } from '../../src/stores/sqlite-effect-store.js';
+import { scriptedModel, type ScriptedStep } from '../../testing/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
-import { createAgentWorker, startAgentRun, type AgentEntry, type ChamviPluginOptions } from '../../worker/index.js';
+import { createAgentWorker, type AgentEntry, type ChamviPluginOptions } from '../../worker/index.js';
+import { startAgentRun } from '../../client/start-agent-run.js';
 import { externalStorageProblem, storeStorageDriver } from '../../worker/store-storage-driver.js';
-import { MemoryEffectStore } from '../../src/index.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';
 
 const { temporal } = proto;

@@ -1,4 +1,4 @@
-// The conversation store as an adversary writes it, on the time-skipping server (issue 23): a user
+// The conversation store as an adversary writes it, on the time-skipping server: a user
 // message edited in the SQLite or PostgreSQL entries table between two steps fails the run with a
 // named error before the model sees it, and two executions sharing a run id each keep the
 // conversation until they end, whatever the other does.
@@ -14,13 +14,15 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
 import { z } from 'zod';
-import { defineAgent, MemoryEffectStore, type Agent } from '../../src/index.js';
+import { defineAgent, type Agent } from '../../src/index.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import type { ManagedEffectStore } from '../../src/stores/index.js';
-import { PostgresEffectStore } from '../../src/stores/postgres.js';
-import { SqliteEffectStore } from '../../src/stores/sqlite.js';
-import { scriptedModel } from '../../demo/scripted-model.js';
+import { PostgresEffectStore } from '../../src/stores/postgres-effect-store.js';
+import { SqliteEffectStore } from '../../src/stores/sqlite-effect-store.js';
+import { scriptedModel } from '../../testing/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
-import { createAgentWorker, runAgentWorkflow } from '../../worker/index.js';
+import { createAgentWorker } from '../../worker/index.js';
+import { runAgentWorkflow } from '../../client/start-agent-run.js';
 import type { patientAgentWorkflow } from '../fixtures/workflows.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';
 

@@ -1,6 +1,6 @@
 // A run's stored conversation is the AI SDK's ModelMessage[]: it goes, as it is and with no cast,
-// into the next turn's run (and into generateText), and the output no longer declares the
-// pre-0.3 `messages` that runs since 0.3 never return.
+// into the next turn's run (and into generateText); the output carries the conversation's
+// reference, not its `messages`.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -8,8 +8,9 @@ import type { WorkflowBundle } from '@temporalio/worker';
 import { tool, type ModelMessage } from 'ai';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { defineAgent, MemoryEffectStore } from '../../src/index.js';
-import { scriptedModel } from '../../demo/scripted-model.js';
+import { defineAgent } from '../../src/index.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
+import { scriptedModel } from '../../testing/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
 import { agentConversation, loadConversation, startAgentRun, type AgentRunOutput } from '../../client/index.js';
 import { createAgentWorker } from '../../worker/index.js';
@@ -66,7 +67,7 @@ describe("a run's conversation as the AI SDK's ModelMessage[]", () => {
       const loaded: ModelMessage[] = await loadConversation(store, output);
       expect(loaded).toEqual(history);
       expect(history.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
-      // @ts-expect-error AgentRunOutput has no `messages` since 0.3: loadConversation(store, output) reads them.
+      // @ts-expect-error AgentRunOutput has no `messages`: loadConversation(store, output) reads them.
       expect(output.messages).toBeUndefined();
 
       const second = await startAgentRun(env.client, {

@@ -12,25 +12,17 @@ import type { WorkflowBundle } from '@temporalio/worker';
 import { hasToolCall, tool } from 'ai';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import {
-  defineAgent,
-  defineEffectTool,
-  loadConversation,
-  MemoryEffectStore,
-  type Agent,
-  type AppendConversationOptions,
-  type ConversationEntry,
-} from '../../src/index.js';
-import { scriptedModel } from '../../demo/scripted-model.js';
+import { defineAgent, defineEffectTool, type Agent } from '../../src/index.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
+import { loadConversation } from '../../src/conversation/load-conversation.js';
+import type { AppendConversationOptions } from '../../src/stores/conversation-store.js';
+import type { ConversationEntry } from '../../src/conversation/conversation-entry.js';
+import { scriptedModel } from '../../testing/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
-import {
-  createAgentWorker,
-  decideApproval,
-  listPendingApprovals,
-  runAgentWorkflow,
-  startAgentRun,
-  type AgentRunOutput,
-} from '../../worker/index.js';
+import { createAgentWorker } from '../../worker/index.js';
+import { runAgentWorkflow, startAgentRun } from '../../client/start-agent-run.js';
+import { decideApproval, listPendingApprovals } from '../../client/approvals-client.js';
+import type { AgentRunOutput } from '../../workflows/agent-loop.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';
 
 const RETENTION_MS = 60_000;

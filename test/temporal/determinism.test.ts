@@ -3,11 +3,12 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { MemoryEffectStore } from '../../src/index.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import { LocalGitHubServer } from '../../demo/github/index.js';
-import { scriptedModel } from '../../demo/scripted-model.js';
+import { scriptedModel } from '../../testing/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
-import { chamviWorkflowsPath, createAgentWorker, startAgentRun } from '../../worker/index.js';
+import { chamviWorkflowsPath, createAgentWorker } from '../../worker/index.js';
+import { startAgentRun } from '../../client/start-agent-run.js';
 import { createResponder, OWNER, REPO } from '../fixtures/responder.js';
 import { quietLogger } from '../fixtures/bundle.js';
 

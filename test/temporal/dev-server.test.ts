@@ -4,12 +4,13 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MemoryEffectStore } from '../../src/index.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import { LocalGitHubServer } from '../../demo/github/index.js';
-import { scriptedModel } from '../../demo/scripted-model.js';
+import { scriptedModel } from '../../testing/scripted-model.js';
 import { createDevServerEnvironment } from '../../testing/test-environment.js';
 import type { agentWorkflow } from '../../workflows/index.js';
-import { createAgentWorker, startAgentRun } from '../../worker/index.js';
+import { createAgentWorker } from '../../worker/index.js';
+import { startAgentRun } from '../../client/start-agent-run.js';
 import { startChildWorker } from '../fixtures/child-worker.js';
 import { commentsOn, createResponder, openIssue } from '../fixtures/responder.js';
 

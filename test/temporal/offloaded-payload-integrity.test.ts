@@ -14,10 +14,11 @@ import { DatabaseSync } from 'node:sqlite';
 import { z } from 'zod';
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { defineAgent, defineEffectTool, type Agent } from '../../src/index.js';
-import { SqliteEffectStore } from '../../src/stores/sqlite.js';
-import { scriptedModel } from '../../demo/scripted-model.js';
+import { SqliteEffectStore } from '../../src/stores/sqlite-effect-store.js';
+import { scriptedModel } from '../../testing/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
-import { createAgentWorker, startAgentRun } from '../../worker/index.js';
+import { createAgentWorker } from '../../worker/index.js';
+import { startAgentRun } from '../../client/start-agent-run.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';
 
 let env: TestWorkflowEnvironment;

@@ -10,17 +10,15 @@ import type { WorkflowBundle } from '@temporalio/worker';
 import { tool } from 'ai';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { defineAgent, defineEffectTool, loadConversation, MemoryEffectStore, type Agent } from '../../src/index.js';
-import { scriptedModel, type ScriptEntry } from '../../demo/scripted-model.js';
+import { defineAgent, defineEffectTool, type Agent } from '../../src/index.js';
+import { loadConversation } from '../../src/conversation/load-conversation.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
+import { scriptedModel, type ScriptEntry } from '../../testing/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
-import {
-  createAgentWorker,
-  decideApproval,
-  listPendingApprovals,
-  startAgentRun,
-  type AgentRegistration,
-  type AgentRunOutput,
-} from '../../worker/index.js';
+import { createAgentWorker, type AgentRegistration } from '../../worker/index.js';
+import { decideApproval, listPendingApprovals } from '../../client/approvals-client.js';
+import { startAgentRun } from '../../client/start-agent-run.js';
+import type { AgentRunOutput } from '../../workflows/agent-loop.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';
 import type { directEffectCallWorkflow } from '../fixtures/workflows.js';
 

@@ -3,21 +3,20 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
 import {
-  applyEffect,
-  createToolContext,
   defineAgent,
   defineEffectTool,
-  EffectStoreError,
-  hasClaims,
-  isEffectTool,
-  MemoryEffectStore,
   type EffectRecord,
-  type EffectResolution,
   type EffectRecordInput,
   type IEffectStore,
 } from '../../src/index.js';
+import { applyEffect, type EffectResolution } from '../../src/effects/effect-protocol.js';
+import { createToolContext } from '../../src/context/tool-context.js';
+import { EffectStoreError } from '../../src/errors/errors.js';
+import { hasClaims } from '../../src/stores/effect-store.js';
+import { isEffectTool } from '../../src/effects/define-effect-tool.js';
+import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import { FAULT_POINTS, FaultInjector, InjectedFault, type FaultHit, type FaultPoint } from '../../testing/index.js';
-import { scriptedModel } from '../../demo/scripted-model.js';
+import { scriptedModel } from '../../testing/scripted-model.js';
 
 const quiet = { warn: () => undefined };
 const ctx = createToolContext({ runId: 'run-faults', agent: 'test', state: { case: 'faults' } });

@@ -12,7 +12,7 @@ import { lastStreamCursor, userMessageOf } from './chat-request.js';
 import { runUIMessageStream } from './run-ui-message-stream.js';
 import { chatMessages } from './chat-messages.js';
 
-/** What {@link chatRoute} takes. */
+/** What {@link chatRoute} takes. @beta @experimental */
 export interface ChatRouteOptions {
   /** A Temporal client of the workers' namespace. */
   readonly client: Client;
@@ -51,7 +51,7 @@ export interface ChatRouteOptions {
   readonly pollMs?: number;
 }
 
-/** The two handlers of a chat, `POST` for `useChat`'s requests and `GET` for its `resume`, and its stored messages. */
+/** The two handlers of a chat, `POST` for `useChat`'s requests and `GET` for its `resume`, and its stored messages. @beta @experimental */
 export interface ChatRoute {
   /**
    * Takes `DefaultChatTransport`'s body (`{ id, messages, trigger }`). A last message from the
@@ -103,6 +103,7 @@ export interface ChatRoute {
  * An approval answer is checked against the call the turn waits for (approval id, tool, input
  * fingerprint; see `decideApprovalAnswers`) and decided through `decideApproval`, the same signed
  * decision `chamvi approve` sends; then the turn streams on from where the page's stream ended.
+ * @beta @experimental
  */
 export function chatRoute(options: ChatRouteOptions): ChatRoute {
   return {

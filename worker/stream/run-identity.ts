@@ -24,7 +24,7 @@ export async function resolveRunId(
 
 /**
  * The approval decisions of the run so far: its output's once it completed, else its progress
- * query's (none when no worker answers, or from a worker before 0.3).
+ * query's (none when no worker answers).
  */
 export async function decidedApprovals(
   result: () => Promise<unknown>,

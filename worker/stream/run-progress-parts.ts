@@ -12,15 +12,16 @@ const QUERY_TIMEOUT_MS = 5000;
  * The approval id of a call in the UI stream (`tool-approval-request`, the tool part's
  * `approval.id`): `<workflow id>:<tool call id>`, the same for every reader and replay. It names
  * the call, it does not authorise anything: a decision is checked against the run's pending call.
+ * @beta @experimental
  */
 export function approvalIdOf(workflowId: string, toolCallId: string): string {
   return `${workflowId}:${toolCallId}`;
 }
 
-/** The data part of an effect call: `data-chamvi-effect`, one per call (its id: the tool call id, else the key). */
+/** The data part of an effect call: `data-chamvi-effect`, one per call (its id: the tool call id, else the key). @beta @experimental */
 export type ChamviEffectChunk = { type: 'data-chamvi-effect'; id: string; data: RunEffectReport };
 
-/** The data part of an approval: `data-chamvi-approval`, pending while the run waits, then `decided`. */
+/** The data part of an approval: `data-chamvi-approval`, pending while the run waits, then `decided`. @beta @experimental */
 export type ChamviApprovalChunk = {
   type: 'data-chamvi-approval';
   id: string;

@@ -15,7 +15,7 @@ import { OpenCalls } from './open-calls.js';
 import { ApprovalView } from './approval-view.js';
 import { RunWatcher } from './run-watcher.js';
 
-/** What {@link runUIMessageStream} takes. */
+/** What {@link runUIMessageStream} takes. @beta @experimental */
 export interface RunUIMessageStreamOptions {
   /** A Temporal client of the run's namespace. */
   readonly client: Client;
@@ -73,10 +73,10 @@ export const DEFAULT_RUN_POLL_MS = 1000;
  */
 export const RUN_POLL_RANGE = { min: 100, max: MAX_TIMEOUT_MS } as const;
 
-/** How the `errorText` of the `error` chunk begins when the stream could not follow the run (the run may go on). */
+/** How the `errorText` of the `error` chunk begins when the stream could not follow the run (the run may go on). @beta @experimental */
 export const RUN_STREAM_STOPPED = 'The run stream stopped: ';
 
-/** The `data-chamvi-cursor` part sent (transient: not kept in the message) after every batch. */
+/** The `data-chamvi-cursor` part sent (transient: not kept in the message) after every batch. @beta @experimental */
 export type ChamviCursorChunk = { type: 'data-chamvi-cursor'; data: { cursor: number }; transient: true };
 
 /**
@@ -108,6 +108,7 @@ export type ChamviCursorChunk = { type: 'data-chamvi-cursor'; data: { cursor: nu
  *
  * @throws InvalidOptionError for a `pollMs` that is not a whole number from 100 to 2^31 - 1, before
  * anything is asked.
+ * @beta @experimental
  */
 export function runUIMessageStream(options: RunUIMessageStreamOptions): ReadableStream<UIMessageChunk> {
   const pollMs = wholeOption('runUIMessageStream', 'pollMs', options.pollMs, DEFAULT_RUN_POLL_MS, RUN_POLL_RANGE);

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { externalServer, freePort, startDevServer, type DevServer } from '../../../cli/dev-server.js';
+import { externalServer, freePort, startDevServer, type DevServer } from '../../../demo/dev-server.js';
 import { connectClient } from '../../../cli/temporal-connection.js';
 import type { Child } from '../../../demo/child-processes.js';
 import { LocalGitHubServer } from '../../../demo/github/index.js';

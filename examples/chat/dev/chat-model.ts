@@ -1,5 +1,5 @@
 import type { LanguageModelV4, LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import { scriptedModel, type ScriptedStep } from '../../../demo/scripted-model.js';
+import { scriptedModel, type ScriptedStep } from '../../../testing/scripted-model.js';
 
 type Prompt = LanguageModelV4Prompt;
 

@@ -1,7 +1,7 @@
 // `npm run example:chat`: starts the chat example on the embedded defaults and prints its URL.
 // CHAT_PORT picks the page's port (default 3000, or a free one when 3000 is taken); TEMPORAL_ADDRESS
 // uses a running Temporal server instead of starting a dev server. Ctrl-C stops everything.
-import { portFree } from '../../../cli/dev-server.js';
+import { portFree } from '../../../demo/dev-server.js';
 import { stopChildrenOnExit } from '../../../demo/child-processes.js';
 import { startChatExample } from './chat-example.js';
 

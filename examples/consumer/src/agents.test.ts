@@ -1,7 +1,9 @@
 import { expect, it } from '@jest/globals';
-import { defineAgent, MemoryEffectStore } from '@chamvi/temporal';
+import { defineAgent } from '@chamvi/temporal';
+import { MemoryEffectStore } from '@chamvi/temporal/stores';
 import { createTimeSkippingEnvironment, scriptedModel } from '@chamvi/temporal/testing';
-import { createAgentWorker, startAgentRun } from '@chamvi/temporal/worker';
+import { startAgentRun } from '@chamvi/temporal/client';
+import { createAgentWorker } from '@chamvi/temporal/worker';
 import { comment } from './tools.js';
 
 it('the responder comments on the issue once, then answers', async () => {

@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { startAgentRun } from '@chamvi/temporal/worker';
+import { startAgentRun } from '@chamvi/temporal/client';
 
 const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS ?? 'localhost:7233' });
 try {

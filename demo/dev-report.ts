@@ -1,5 +1,5 @@
-import type { DemoReport } from '../demo/report.js';
-import { effectReportTable, renderTable } from './table.js';
+import type { DemoReport } from './report.js';
+import { effectReportTable, renderTable } from '../cli/table.js';
 
 /** Prints the effect table of every demo run, then the comment count per issue. */
 export function printDemoReport(report: DemoReport): void {
