@@ -53,7 +53,8 @@ function commonDeclarations(): Set<string> {
 /**
  * The shapes of `common/` that users hold, declared there because the workflow and its clients
  * share one definition: a run's report, progress and approvals, its conversation reference, and
- * the activity options of its input. Everything else there is internal.
+ * the activity options of its input, the calls of a running step that have ended (with the tool
+ * output the model gets), and the trace a run's checkpoint carries. Everything else there is internal.
  */
 const PUBLIC_RUN_SHAPES = [
   'AgentProgress',
@@ -62,10 +63,15 @@ const PUBLIC_RUN_SHAPES = [
   'ConversationRef',
   'JsonActivityOptions',
   'JsonMessage',
+  'JsonToolOutput',
   'ModelStepActivityOptions',
   'PendingApproval',
   'RunEffectOutcome',
   'RunEffectReport',
+  'RunTrace',
+  'RunTraceContext',
+  'RunTraceStep',
+  'SettledToolCall',
   'StoreActivityOptions',
   'ToolActivityOptions',
 ];
