@@ -78,7 +78,7 @@ export class AgentRegistry {
   /** @throws UnknownAgentError naming the registered agents. */
   get(name: string): AgentRegistration {
     const found = this.byName.get(name);
-    if (found === undefined) throw new UnknownAgentError(name, [...this.byName.keys()]);
+    if (found === undefined) throw new UnknownAgentError({ agentName: name, known: [...this.byName.keys()] });
     return found;
   }
 
@@ -86,7 +86,8 @@ export class AgentRegistry {
   tool(registration: AgentRegistration, toolName: string): ToolSet[string] {
     const tools = registration.agent.tools;
     const tool = Object.hasOwn(tools, toolName) ? tools[toolName] : undefined;
-    if (tool === undefined) throw new UnknownToolError(toolName, registration.agent.name, Object.keys(tools));
+    if (tool === undefined)
+      throw new UnknownToolError({ toolName, agentName: registration.agent.name, known: Object.keys(tools) });
     return tool;
   }
 

@@ -93,7 +93,8 @@ async function effectKeyFor(
     ctx,
     options,
   });
-  if (input.key !== undefined && input.key !== key) throw new EffectKeyMismatchError(input.toolName, input.key, key);
+  if (input.key !== undefined && input.key !== key)
+    throw new EffectKeyMismatchError({ toolName: input.toolName, given: input.key, computed: key });
   return key;
 }
 

@@ -106,7 +106,7 @@ export function createEffectCallActivity(
       // activity input pairing one call's key with another input must not run under that approval.
       const key = await resolveEffectKey(call);
       if (input.key !== undefined && input.key !== key)
-        throw new EffectKeyMismatchError(input.toolName, input.key, key);
+        throw new EffectKeyMismatchError({ toolName: input.toolName, given: input.key, computed: key });
       // Heartbeats from here on: a dead worker is noticed within the heartbeat timeout, and a
       // cancellation reaches ctx.run.signal, whatever part of the protocol is running.
       const stop = keepHeartbeating();
@@ -138,7 +138,12 @@ export function createEffectCallActivity(
         // External Storage offloads it (the history then holds a reference).
         const bytes = Buffer.byteLength(JSON.stringify(answer));
         if (bytes > MAX_RESULT_BYTES && settings.offloadsLargePayloads?.() !== true) {
-          throw new EffectResultTooLargeError(input.toolName, resolved.report.key, bytes, MAX_RESULT_BYTES);
+          throw new EffectResultTooLargeError({
+            toolName: input.toolName,
+            key: resolved.report.key,
+            bytes,
+            limit: MAX_RESULT_BYTES,
+          });
         }
         return answer;
       } finally {

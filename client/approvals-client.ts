@@ -44,7 +44,6 @@ export interface DecideApprovalOptions {
 /** The call named is not waiting for a decision (never was, or was decided already). Not retryable as it is. */
 export class ApprovalNotPendingError extends ChamviError {
   static override readonly errorName = 'ApprovalNotPendingError';
-  readonly retryable = false;
 }
 
 /**
@@ -54,7 +53,6 @@ export class ApprovalNotPendingError extends ChamviError {
  */
 export class ApprovalSecretMissingError extends ChamviError {
   static override readonly errorName = 'ApprovalSecretMissingError';
-  readonly retryable = false;
 }
 
 /**

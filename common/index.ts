@@ -21,7 +21,7 @@ export {
   failurePolicyOf,
   type CataloguedFailure,
   type FailurePolicy,
-} from './failure-policy.js';
+} from '../src/errors/failure-policy.js';
 export type * from './activity-contract.js';
 export type * from './approval-types.js';
 export type * from './effect-call-report.js';

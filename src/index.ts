@@ -4,7 +4,7 @@
 // `@chamvi/temporal/stores/sqlite` and `@chamvi/temporal/stores/postgres`; the reconciliation
 // strategies on `@chamvi/temporal/strategies`; Temporal on `/worker`, `/workflows`, `/testing`.
 export { ChamviError } from './errors/chamvi-error.js';
-// Every error class of the library: the failure catalogue (common/failure-policy.ts) names each.
+// Every error class of the library: the failure catalogue (src/errors/failure-policy.ts) names each.
 export {
   ApprovalRequiredError,
   DuplicateToolCallIdError,

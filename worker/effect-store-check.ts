@@ -16,7 +16,6 @@ export const STORE_CHECK_TIMEOUT_MS = 15_000;
  */
 export class EffectStoreUnavailableError extends ChamviError {
   static override readonly errorName = 'EffectStoreUnavailableError';
-  readonly retryable = false;
 }
 
 /** A store the worker checks, and the name its messages give it. */

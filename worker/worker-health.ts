@@ -29,7 +29,6 @@ export interface WorkerHealthReport {
 /** A health option is unusable (a port that is not a number, one already in use). Not retryable as it is. */
 export class WorkerHealthError extends ChamviError {
   static override readonly errorName = 'WorkerHealthError';
-  readonly retryable = false;
 }
 
 /**

@@ -1,5 +1,7 @@
-import { ApplicationFailure, proxyActivities, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
+import { proxyActivities, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
 import { DEFAULT_MODEL_STEP_OPTIONS, toActivityOptions } from '../common/activity-options.js';
+import { toFailure } from '../common/to-failure.js';
+import { InvalidAgentInputError } from '../src/errors/errors.js';
 import { ACTIVITY_NAMES } from '../common/activity-names.js';
 import { ApprovalGate } from './approvals.js';
 import { agentProgressQuery, type AgentProgress } from '../common/agent-progress.js';
@@ -219,11 +221,11 @@ function startingPoint(options: AgentLoopOptions): AgentCheckpoint {
   if (options.checkpoint !== undefined) return options.checkpoint;
   const given = [options.prompt !== undefined, options.messages !== undefined].filter(Boolean).length;
   if (given !== 1) {
-    throw ApplicationFailure.create({
-      type: 'InvalidAgentInputError',
-      nonRetryable: true,
-      message: `Agent run of "${options.agent}" needs exactly one of prompt or messages (got ${given === 0 ? 'neither' : 'both'}).`,
-    });
+    throw toFailure(
+      new InvalidAgentInputError(
+        `Agent run of "${options.agent}" needs exactly one of prompt or messages (got ${given === 0 ? 'neither' : 'both'}).`,
+      ),
+    );
   }
   const messages: JsonMessage[] =
     options.messages !== undefined ? [...options.messages] : [{ role: 'user', content: options.prompt ?? '' }];

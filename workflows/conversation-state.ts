@@ -1,4 +1,5 @@
-import { ApplicationFailure } from '@temporalio/workflow';
+import { InvalidAgentInputError } from '../src/errors/errors.js';
+import { toFailure } from '../common/to-failure.js';
 import type { CallConversationRef, ConversationRef, JsonMessage, ModelStepResult } from '../common/index.js';
 
 /** The conversation a step's tool calls were made in: by reference (0.3 on), or whole (runs begun before). */
@@ -63,9 +64,10 @@ export class ConversationState {
     }
     const step = result.conversation;
     if (step === undefined) {
-      throw ApplicationFailure.nonRetryable(
-        'The model step answered without a conversation reference: a worker of a version before 0.3 ran it. Upgrade every worker of the task queue, then start the run again.',
-        'InvalidAgentInputError',
+      throw toFailure(
+        new InvalidAgentInputError(
+          'The model step answered without a conversation reference: a worker of a version before 0.3 ran it. Upgrade every worker of the task queue, then start the run again.',
+        ),
       );
     }
     this.head = step.head;

@@ -30,7 +30,7 @@ export {
   failurePolicyOf,
   type CataloguedFailure,
   type FailurePolicy,
-} from '../common/failure-policy.js';
+} from '../src/errors/failure-policy.js';
 export {
   effectToolCalls,
   type CallOptionsLike,

@@ -1,7 +1,9 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import { DEFAULT_STORE_OPTIONS, DEFAULT_TOOL_OPTIONS, toActivityOptions } from '../common/activity-options.js';
 import { ACTIVITY_NAMES } from '../common/activity-names.js';
-import { failurePolicyOf } from '../common/failure-policy.js';
+import { failurePolicyOf } from '../src/errors/failure-policy.js';
+import { toFailure } from '../common/to-failure.js';
+import { InvalidAgentInputError } from '../src/errors/errors.js';
 import type { ApprovalGate } from './approvals.js';
 import type { CallConversation } from './conversation-state.js';
 import type {
@@ -52,9 +54,10 @@ export async function dispatchToolCalls(
     let approval: ApprovalRecord | undefined;
     if (call.approval !== undefined) {
       if (approvals === undefined) {
-        throw ApplicationFailure.nonRetryable(
-          `Tool call ${toolCallId} (${toolName}) needs approval, but this loop has no approval gate.`,
-          'InvalidAgentInputError',
+        throw toFailure(
+          new InvalidAgentInputError(
+            `Tool call ${toolCallId} (${toolName}) needs approval, but this loop has no approval gate.`,
+          ),
         );
       }
       approval = await approvals.gate.decisionFor(call, approvals.step);

@@ -98,7 +98,7 @@ export function createToolContext<State extends RunData = RunData>(init: ToolCon
 export function guardToolContext<C extends ToolContext>(ctx: C, where: string): C {
   if (typeof ctx === 'object' && ctx !== null && guarded.has(ctx)) return ctx;
   const runId = (ctx as { run?: { runId?: unknown } } | null | undefined)?.run?.runId;
-  if (typeof runId !== 'string' || runId.length === 0) throw new InvalidToolContextError(where, ctx);
+  if (typeof runId !== 'string' || runId.length === 0) throw new InvalidToolContextError({ where, ctx });
   const view = new Proxy(ctx, {
     get(target, property, receiver) {
       if (LEGACY_FIELD_SET.has(property) && !(property in target)) {

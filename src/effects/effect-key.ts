@@ -30,6 +30,6 @@ export function defaultEffectKey(runId: string, toolName: string, input: unknown
 
 /** Checks what a custom `effectKey` returned: a non-empty string, or an {@link InvalidEffectKeyError}. */
 export function assertEffectKey(toolName: string, key: unknown): string {
-  if (typeof key !== 'string' || key.length === 0) throw new InvalidEffectKeyError(toolName, key);
+  if (typeof key !== 'string' || key.length === 0) throw new InvalidEffectKeyError({ toolName, got: key });
   return key;
 }

@@ -64,7 +64,7 @@ export async function claimKey(
     if (claimed.status === 'done') return { record: claimed.record };
     if (pause === 25) onBusy?.();
     const waited = Math.round(monotonicNow() - started);
-    if (waited >= busyWaitMs) throw new EffectBusyError(key, waited);
+    if (waited >= busyWaitMs) throw new EffectBusyError({ key, waitedMs: waited });
     signal.throwIfAborted();
     await sleep(Math.min(pause, claimed.leaseRemainingMs + 1, busyWaitMs - waited));
   }

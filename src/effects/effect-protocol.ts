@@ -250,7 +250,7 @@ async function runProtocol(
       );
       if (lease !== undefined) await releaseQuietly(lease, logger);
     }
-    throw new EffectResultNotSerializableError(call.toolName, key, unserializable);
+    throw new EffectResultNotSerializableError({ toolName: call.toolName, key, reason: unserializable });
   }
 
   const record = recordInput(result, origin);

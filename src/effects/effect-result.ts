@@ -42,7 +42,7 @@ async function lastValue(
  */
 export function recordedResult(record: EffectRecord, call: EffectCall, key: string): unknown {
   if (record.unserializable !== undefined) {
-    throw new EffectResultNotSerializableError(call.toolName, key, record.unserializable);
+    throw new EffectResultNotSerializableError({ toolName: call.toolName, key, reason: record.unserializable });
   }
   return record.result;
 }

@@ -27,7 +27,7 @@ export function awaitSharedCall(
     };
     const timer = setTimeout(() => {
       settle();
-      reject(new EffectBusyError(key, Math.round(monotonicNow() - started)));
+      reject(new EffectBusyError({ key, waitedMs: Math.round(monotonicNow() - started) }));
     }, busyWaitMs);
     signal.addEventListener('abort', onAbort, { once: true });
     running.then(

@@ -17,10 +17,12 @@ export interface FailurePolicy {
 }
 
 /**
- * The failure catalogue: every failure type this library raises, with its policy. The errors'
- * `retryable` flags, the activities' non-retryable types ({@link NON_RETRYABLE_TYPES}) and the
- * workflow's handling of a failed tool call all follow it (a test checks each error class against
- * its entry, and the README's "Error policy" table against the catalogue).
+ * The failure catalogue: every failure type this library raises (each an error class, named by
+ * its stable `name`), with its policy. It is the one place that says so: the errors' `retryable`
+ * is read from it (`ChamviError`), and the activities' failures (`toFailure`,
+ * {@link NON_RETRYABLE_TYPES}) and the workflow's handling of a failed tool call follow it (a test
+ * checks that every error class has its entry, and the README's "Error policy" table against it).
+ * Sandbox-safe: it imports nothing, so workflow code reads it too.
  *
  * Invalid tool input (failing the tool's schema) and a tool name the agent lacks, as the model
  * produced them, never become failures: the AI SDK answers them to the model in the model step.
@@ -132,6 +134,16 @@ export const FAILURE_CATALOGUE = {
   InvalidOptionError: { retried: false, then: 'caller' },
   /** A run stream store used after its `close()` (a reader or writer that outlived it). */
   RunStreamClosedError: { retried: false, then: 'caller' },
+  /** A chat request `chatRoute` cannot take (not JSON, no chat id, a part a user message cannot have): answered 400. */
+  ChatRequestError: { retried: false, then: 'caller' },
+  /** A chat request whose turns do not match the server's (a turn still running, one sent twice): answered 409. */
+  ChatTurnConflictError: { retried: false, then: 'caller' },
+  /** An approval answer from the chat page that does not match the waiting call: answered 409. */
+  ApprovalAnswerRefusedError: { retried: false, then: 'caller' },
+  /** A chat that is not the requester's (`chatRoute`'s `authorize` said no): answered 403. */
+  ChatForbiddenError: { retried: false, then: 'caller' },
+  /** A test environment found no Temporal server binary and could not download one. */
+  TemporalServerNotFoundError: { retried: false, then: 'caller' },
 } as const satisfies Record<string, FailurePolicy>;
 
 /** A failure type the catalogue knows. */

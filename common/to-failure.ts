@@ -1,0 +1,45 @@
+import { ApplicationFailure, type ApplicationFailureOptions } from '@temporalio/common';
+import { ChamviError } from '../src/errors/chamvi-error.js';
+import { NON_RETRYABLE_TYPES } from '../src/errors/failure-policy.js';
+
+const NOT_RETRIED: ReadonlySet<string> = new Set(NON_RETRYABLE_TYPES);
+
+/**
+ * `error` as the ApplicationFailure an activity or workflow fails with, by the failure catalogue
+ * (`ApplicationFailure.fromError`, then):
+ *
+ * - `type` is what the catalogue and retry policies match on: a chamvi error's stable `name`, an
+ *   ApplicationFailure's own `type`, else the constructor's name (the type Temporal gives a thrown
+ *   error itself);
+ * - `nonRetryable` when retrying cannot fix it: a chamvi error whose `retryable` is `false`, or any
+ *   other error whose type the catalogue lists as not retried ({@link NON_RETRYABLE_TYPES}: a
+ *   tool's own `ToolNotAllowedError`, say); an ApplicationFailure already non-retryable stays so;
+ * - message, stack and cause are the error's;
+ * - `overrides` go on top.
+ *
+ * Sandbox-safe: workflow code throws `toFailure(new InvalidAgentInputError('…'))` to fail the run
+ * with a catalogued type. An ApplicationFailure comes back as the same object with those fields
+ * set, as `fromError` does.
+ */
+export function toFailure(error: unknown, overrides: ApplicationFailureOptions = {}): ApplicationFailure {
+  const type = failureType(error);
+  return ApplicationFailure.fromError(error, {
+    ...(type !== undefined ? { type } : {}),
+    ...(notRetried(error, type) ? { nonRetryable: true } : {}),
+    ...overrides,
+  });
+}
+
+/** The failure type of `error`, as {@link toFailure} gives it. */
+export function failureType(error: unknown): string | undefined {
+  if (error instanceof ApplicationFailure) return error.type ?? undefined;
+  if (ChamviError.isInstance(error)) return error.name;
+  if (!(error instanceof Error)) return undefined;
+  return error.constructor?.name ?? error.name;
+}
+
+function notRetried(error: unknown, type: string | undefined): boolean {
+  if (ChamviError.isInstance(error)) return !error.retryable;
+  if (error instanceof ApplicationFailure && error.nonRetryable === true) return true;
+  return type !== undefined && NOT_RETRIED.has(type);
+}
