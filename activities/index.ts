@@ -11,7 +11,7 @@ import { conversationStoreOf } from './conversation-store-of.js';
 import { ConversationLog } from '../src/conversation/conversation-log.js';
 import type { ConversationStore } from '../src/stores/conversation-store.js';
 import type { RunStreamStore } from '../src/stream/run-stream-store.js';
-import { abortGraceOption } from '../src/effects/lease-keeper.js';
+import { abortGraceOption } from '../src/effects/effect-settings.js';
 
 export { AgentRegistry, type AgentEntry, type AgentRegistration } from './agent-registry.js';
 export { APPROVAL_SECRET_ENV } from './approval-activities.js';

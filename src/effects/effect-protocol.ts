@@ -4,22 +4,14 @@ import { EffectClaimLostError, EffectResultNotSerializableError } from '../error
 import type { ClaimRequest, EffectRecord, EffectRecordInput, IEffectStore } from '../stores/effect-store.js';
 import { hasClaims } from '../stores/effect-store.js';
 import type { EffectTool } from './define-effect-tool.js';
-import {
-  assertStillOwner,
-  claimKey,
-  DEFAULT_BUSY_WAIT_MS,
-  DEFAULT_LEASE_MS,
-  nextOwner,
-  releaseQuietly,
-  type Lease,
-} from './effect-lease.js';
+import { Claim, nextOwner } from './claim.js';
+import { abortGraceOption, DEFAULT_BUSY_WAIT_MS, DEFAULT_LEASE_MS } from './effect-settings.js';
 import { awaitSharedCall } from './shared-call.js';
 import { assertEffectKey, defaultEffectKey, inputFingerprint } from './effect-key.js';
 import type { EffectCallReport, EffectLogger, EffectOutcome } from './effect-report.js';
 import { recordedResult, runExecute, unserializableReason } from './effect-result.js';
 import { consoleEffectLogger } from './effect-report.js';
 import { inFlightCalls } from './in-flight.js';
-import { abortGraceOption, keepLease } from './lease-keeper.js';
 import { describeError, storeFailure } from './store-failure.js';
 
 /** Where and how one effect call runs. Only `store` is required. */
@@ -175,7 +167,7 @@ async function runProtocol(
   // A default key ends in the input fingerprint: reuse it instead of hashing the input a second time.
   const fingerprint =
     call.tool.effectKey === undefined && call.key === undefined ? key.slice(-64) : safeFingerprint(call.input);
-  let lease: Lease | undefined;
+  let lease: Claim | undefined;
   if (claims !== undefined) {
     const request: ClaimRequest = {
       owner: env.owner ?? nextOwner(),
@@ -185,16 +177,13 @@ async function runProtocol(
       attempt,
       fingerprint,
     };
-    const claimed = await claimKey(
-      claims,
-      key,
-      request,
-      env.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS,
-      call.ctx.run.signal,
-      env.onBusyWait === undefined ? undefined : () => env.onBusyWait?.(key),
-    );
-    if ('record' in claimed) return recorded(claimed.record, call, key, attempt);
-    lease = claimed.lease;
+    const claimed = await Claim.acquire(claims, key, request, {
+      busyWaitMs: env.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS,
+      signal: call.ctx.run.signal,
+      ...(env.onBusyWait === undefined ? {} : { onBusy: () => env.onBusyWait?.(key) }),
+    });
+    if (!(claimed instanceof Claim)) return recorded(claimed, call, key, attempt);
+    lease = claimed;
   }
 
   const recordInput = (result: unknown, origin: 'executed' | 'reconciled'): EffectRecordInput => ({
@@ -210,7 +199,7 @@ async function runProtocol(
   let origin: 'executed' | 'reconciled' = 'executed';
   let result: unknown;
   // The lease is renewed from the claim until the effect returns, so a slow alreadyApplied keeps it too.
-  const kept = lease === undefined ? undefined : keepLease(lease, call.ctx.run.signal, abortGraceMs, logger);
+  const stopKeeping = lease?.keepAlive(call.ctx.run.signal, abortGraceMs, logger);
   let finishedElsewhere: EffectRecord | undefined;
   try {
     const remote =
@@ -219,20 +208,20 @@ async function runProtocol(
       origin = 'reconciled';
       result = remote;
     } else {
-      if (lease !== undefined) finishedElsewhere = await assertStillOwner(lease);
+      if (lease !== undefined) finishedElsewhere = await lease.assertOwned();
       if (finishedElsewhere === undefined) {
         call.ctx.run.signal.throwIfAborted();
-        if (lease?.lost === true) throw new EffectClaimLostError(key);
+        if (lease !== undefined && !lease.held) throw new EffectClaimLostError(key);
         origin = 'executed';
         result = await runExecute(call, key, lease?.token.fence, onChunk);
       }
     }
   } catch (error) {
-    kept?.stop();
-    if (lease !== undefined) await releaseQuietly(lease, logger);
+    stopKeeping?.();
+    await lease?.release(logger);
     throw error;
   }
-  kept?.stop();
+  stopKeeping?.();
   // A late attempt of the same effect recorded it while this one checked remotely: its record is the answer.
   if (finishedElsewhere !== undefined) return recorded(finishedElsewhere, call, key, attempt);
   const unserializable = unserializableReason(result);
@@ -248,7 +237,7 @@ async function runProtocol(
         `Effect "${key}" was applied, its result is not serialisable, and the key could not be marked done.`,
         { key, error: describeError(error) },
       );
-      if (lease !== undefined) await releaseQuietly(lease, logger);
+      await lease?.release(logger);
     }
     throw new EffectResultNotSerializableError({ toolName: call.toolName, key, reason: unserializable });
   }
@@ -267,7 +256,7 @@ async function runProtocol(
     );
     env.onRecordFailed?.(key, record, error);
     // Give the key back at once, so the next call asks alreadyApplied instead of waiting out this lease.
-    if (lease !== undefined) await releaseQuietly(lease, logger);
+    await lease?.release(logger);
     return { result, report: reportOf(call, key, origin, attempt, true), unrecorded: { key, record } };
   }
 }
@@ -289,19 +278,11 @@ function recorded(record: EffectRecord, call: EffectCall, key: string, attempt: 
 
 async function writeRecord(
   store: IEffectStore,
-  lease: Lease | undefined,
+  lease: Claim | undefined,
   key: string,
   record: EffectRecordInput,
 ): Promise<EffectRecord | undefined> {
-  if (lease !== undefined) {
-    const completed = await lease.store.complete(lease.token, record);
-    // Lost without a winner: another attempt took the key over and is still working, but this effect
-    // did happen. A first-writer-wins put records it and ends that claim, so the other attempt's
-    // check right before its effect fails instead of applying a second one.
-    if (completed.status === 'lost' && completed.record === undefined)
-      return (await store.put(key, record)) ?? undefined;
-    return completed.record;
-  }
+  if (lease !== undefined) return lease.complete(record);
   return (await store.put(key, record)) ?? undefined;
 }
 

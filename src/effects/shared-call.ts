@@ -1,5 +1,5 @@
 import { EffectBusyError } from '../errors/errors.js';
-import { monotonicNow } from './effect-lease.js';
+import { monotonicNow } from './claim.js';
 
 /**
  * Waits for an identical call already in flight in this process (same store, same key) and takes
