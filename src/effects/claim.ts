@@ -218,33 +218,29 @@ export class Claim {
 }
 
 /**
- * The renewals of one claim while its effect runs, on one timer of its own that does not keep the
- * process alive:
- * - the lease is renewed once a third of it has passed since it last started, so every renewal is
- *   sent before half of it is gone;
+ * The renewals of one claim while its effect runs, on an interval of its own (a sixth of the
+ * lease) that does not keep the process alive:
+ * - the lease is renewed at the first tick once a third of it has passed since it last started,
+ *   so every renewal is sent before half of it is gone; a failed renewal goes out again at the
+ *   next tick;
  * - a renewal left unanswered for a third of the lease (a stalled connection) is followed by
- *   another, so one slow answer cannot let a live attempt's lease run out; a failed one is sent
- *   again a sixth of the lease later;
+ *   another, so one slow answer cannot let a live attempt's lease run out;
  * - a renewal answered `lost` marks the claim lost (which stops the call at its last check before
  *   the effect) and ends the renewals, with a warning;
  * - the claim is kept even after the attempt's signal aborted (a cancel, a start-to-close
  *   timeout): an `execute` that ignores its signal may still apply the effect, so a retry
- *   elsewhere must keep waiting for its record instead of applying it beside. Only `graceMs`
- *   after the abort is the claim released, with a warning that a duplicate is now possible.
+ *   elsewhere must keep waiting for its record instead of applying it beside. Only at the first
+ *   tick `graceMs` after the tick that saw the abort is the claim released, with a warning that a
+ *   duplicate is now possible.
  * Answers that arrive after `stop` change the claim's state only.
  */
 class KeepAlive {
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly timer: ReturnType<typeof setInterval>;
   private stopped = false;
   /** When the renewal still unanswered was sent, monotonic ms. */
   private renewingSince: number | undefined;
-  /** When a failed renewal is sent again, monotonic ms. */
-  private retryAt: number | undefined;
+  /** When a tick first saw the signal aborted, monotonic ms. */
   private abortedAt: number | undefined;
-  private readonly onAbort = (): void => {
-    this.abortedAt = monotonicNow();
-    this.schedule();
-  };
 
   constructor(
     private readonly claim: Claim,
@@ -252,60 +248,44 @@ class KeepAlive {
     private readonly graceMs: number,
     private readonly logger: EffectLogger,
   ) {
-    if (signal.aborted) this.abortedAt = monotonicNow();
-    else signal.addEventListener('abort', this.onAbort, { once: true });
-    this.schedule();
+    this.timer = setInterval(() => this.tick(), Math.max(1, Math.floor(claim.leaseMs / 6)));
+    this.timer.unref();
   }
 
   stop(): void {
     this.stopped = true;
-    clearTimeout(this.timer);
-    this.signal.removeEventListener('abort', this.onAbort);
+    clearInterval(this.timer);
   }
 
-  private renewalDue(): number {
-    const third = this.claim.leaseMs / 3;
-    if (this.renewingSince !== undefined) return this.renewingSince + third;
-    return this.retryAt ?? this.claim.startedAt + third;
-  }
-
-  private schedule(): void {
-    clearTimeout(this.timer);
-    if (this.stopped || !this.claim.held) return;
-    const giveUpAt = this.abortedAt === undefined ? Infinity : this.abortedAt + this.graceMs;
-    const at = Math.min(this.renewalDue(), giveUpAt);
-    this.timer = setTimeout(() => this.wake(), Math.max(0, Math.ceil(at - monotonicNow())));
-    this.timer.unref();
-  }
-
-  private wake(): void {
-    if (this.stopped || !this.claim.held) return;
+  private tick(): void {
+    if (!this.claim.held) return this.stop();
     const now = monotonicNow();
-    if (this.abortedAt !== undefined && now - this.abortedAt >= this.graceMs) return this.giveUp();
-    if (now >= this.renewalDue()) this.renew(now);
-    this.schedule();
+    if (this.signal.aborted) {
+      this.abortedAt ??= now;
+      if (now - this.abortedAt >= this.graceMs) return this.giveUp();
+    }
+    const third = this.claim.leaseMs / 3;
+    const due = this.renewingSince === undefined || now - this.renewingSince >= third;
+    if (due && now - this.claim.startedAt >= third) this.renew(now);
   }
 
   private renew(sent: number): void {
     this.renewingSince = sent;
-    this.retryAt = undefined;
+    const settled = (): void => {
+      if (this.renewingSince === sent) this.renewingSince = undefined;
+    };
     const { key } = this.claim;
     this.claim.renew().then(
       (owned) => {
-        if (this.renewingSince === sent) this.renewingSince = undefined;
-        if (this.stopped) return;
-        if (owned) return this.schedule();
+        settled();
+        if (owned || this.stopped) return;
         this.stop();
         this.logger.warn(`Lost the claim on effect "${key}" while applying it.`, { key });
       },
       (error: unknown) => {
-        if (this.renewingSince === sent) {
-          this.renewingSince = undefined;
-          this.retryAt = monotonicNow() + Math.max(1, Math.floor(this.claim.leaseMs / 6));
-        }
+        settled();
         if (this.stopped) return;
         this.logger.warn(`Could not renew the claim on effect "${key}".`, { error: describeError(error) });
-        this.schedule();
       },
     );
   }

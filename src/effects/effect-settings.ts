@@ -14,8 +14,9 @@ export const DEFAULT_BUSY_WAIT_MS = 10_000;
 export const DEFAULT_ABORT_GRACE_MS = 120_000;
 
 /**
- * Accepted `abortGraceMs`: a whole number of ms from 0 (the claim is released as soon as the
- * signal aborts) to 2^31 - 1 (about 24.8 days, the longest delay Node's timers accept).
+ * Accepted `abortGraceMs`: a whole number of ms from 0 (the claim is released at the first tick
+ * of its keep-alive after the abort) to 2^31 - 1 (about 24.8 days, the longest delay Node's timers
+ * accept).
  */
 export const ABORT_GRACE_RANGE = { min: 0, max: MAX_TIMEOUT_MS } as const;
 
