@@ -12,9 +12,6 @@ import process from 'node:process';
 // processes, no protocol or store behaviour a mutant could change).
 const TESTS = ['test/core/**/*.test.ts', 'test/stores/**/*.test.ts', 'test/simulation/regression.test.ts'];
 const NOT_TESTS = ['test/stores/pg-optional-peer.test.ts'];
-// MUTANTS_BEFORE=1 leaves out the tests written against the survivors (test/**/*.mutants.test.ts),
-// to measure the score the suite had before them.
-const BEFORE = process.env.MUTANTS_BEFORE === '1' ? ['\\.mutants\\.test\\.ts$'] : [];
 
 // The runner aids of test/mutation/ (a mutant's run loads only the files of its covering tests and
 // stops at its first failing test). MUTANTS_PLAIN=1 runs without them, to compare.
@@ -38,7 +35,7 @@ export default {
     configFile: 'jest.config.js',
     config: {
       testMatch: TESTS.map((glob) => `<rootDir>/${glob}`),
-      testPathIgnorePatterns: ['/node_modules/', ...NOT_TESTS.map((file) => `<rootDir>/${file}`), ...BEFORE],
+      testPathIgnorePatterns: ['/node_modules/', ...NOT_TESTS.map((file) => `<rootDir>/${file}`)],
       ...AIDS,
     },
     // perTest coverage already narrows each mutant to the tests that reached it.

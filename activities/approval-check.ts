@@ -4,7 +4,7 @@ import { verifyApprovalToken, type ApprovalTokenVerdict } from '../src/approvals
 import type { ToolContext } from '../src/context/tool-context.js';
 import { isEffectTool } from '../src/effects/define-effect-tool.js';
 import { inputFingerprint } from '../src/effects/effect-key.js';
-import { resolveEffectKey } from '../src/effects/effect-protocol.js';
+import { resolveEffectKey } from '../src/effects/effect-key.js';
 import { ApprovalRequiredError, EffectKeyMismatchError } from '../src/errors/errors.js';
 import type { ToolCallInput } from '../common/index.js';
 import { APPROVAL_SECRET_ENV } from './approval-activities.js';

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Context } from '@temporalio/activity';
 import { isEffectTool } from '../src/effects/define-effect-tool.js';
-import { applyEffect, resolveEffectKey, type EffectCall } from '../src/effects/effect-protocol.js';
+import { resolveCallKey } from '../src/effects/effect-key.js';
+import { applyEffect, type EffectCall } from '../src/effects/effect-protocol.js';
+import { DEFAULT_BUSY_WAIT_MS, DEFAULT_LEASE_MS } from '../src/effects/effect-settings.js';
 import { EffectKeyMismatchError, EffectResultTooLargeError, InvalidEffectToolError } from '../src/errors/errors.js';
 import type { IEffectStore } from '../src/stores/effect-store.js';
 import type { EffectCallReport } from '../src/effects/effect-report.js';
@@ -51,7 +53,7 @@ export const MAX_RESULT_BYTES = 2 * 1024 * 1024;
  */
 function leaseFor(heartbeatTimeoutMs: number | undefined, startToCloseTimeoutMs: number): number {
   const bounds = [heartbeatTimeoutMs, startToCloseTimeoutMs].filter((ms): ms is number => ms !== undefined && ms > 0);
-  return bounds.length === 0 ? 60_000 : Math.min(...bounds);
+  return bounds.length === 0 ? DEFAULT_LEASE_MS : Math.min(...bounds);
 }
 
 /**
@@ -101,10 +103,12 @@ export function createEffectCallActivity(
         input: parsed,
         ctx,
         options,
+        // Known from the conversation's reference, so the messages need not be read to count it.
+        ...(input.conversation !== undefined ? { step: input.conversation.assistantMessages } : {}),
       };
       // The key the workflow planned is checked, never trusted: approvals are bound to it, so an
       // activity input pairing one call's key with another input must not run under that approval.
-      const key = await resolveEffectKey(call);
+      const { key, fingerprint } = await resolveCallKey(call);
       if (input.key !== undefined && input.key !== key)
         throw new EffectKeyMismatchError({ toolName: input.toolName, given: input.key, computed: key });
       // Heartbeats from here on: a dead worker is noticed within the heartbeat timeout, and a
@@ -112,14 +116,14 @@ export function createEffectCallActivity(
       const stop = keepHeartbeating();
       try {
         const resolved = await applyEffect(
-          { ...call, key },
+          { ...call, key, ...(fingerprint !== undefined ? { fingerprint } : {}) },
           {
             store,
             logger: activityLogger(),
             attempt: info.attempt,
             owner: `${info.workflowExecution?.workflowId ?? 'standalone'}/${info.activityId}#${info.attempt}/${randomUUID()}`,
             leaseMs,
-            busyWaitMs: Math.min(leaseMs, 10_000),
+            busyWaitMs: Math.min(leaseMs, DEFAULT_BUSY_WAIT_MS),
             ...(settings.abortGraceMs !== undefined ? { abortGraceMs: settings.abortGraceMs } : {}),
             onBusyWait: () => countBusyWait(input.toolName),
           },

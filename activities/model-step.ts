@@ -4,7 +4,7 @@ import { callModel } from './model-stream.js';
 import { resolveApproval } from '../src/approvals/approval-policy.js';
 import { isEffectTool } from '../src/effects/define-effect-tool.js';
 import { inputFingerprint } from '../src/effects/effect-key.js';
-import { resolveEffectKey } from '../src/effects/effect-protocol.js';
+import { resolveEffectKey } from '../src/effects/effect-key.js';
 import type { ApprovalPlan, JsonMessage, ModelStepInput, ModelStepResult, ToolCallPlan } from '../common/index.js';
 import { activityToolContext, keepHeartbeating, toolCallOptions } from './activity-context.js';
 import type { ToolContext } from '../src/context/tool-context.js';

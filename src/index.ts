@@ -42,7 +42,7 @@ export {
   UnsupportedJsonValueError,
 } from './errors/errors.js';
 export { canonicalJson, type CanonicalJsonOptions } from './json/canonical-json.js';
-export { defaultEffectKey, inputFingerprint } from './effects/effect-key.js';
+export { defaultEffectKey, inputFingerprint, resolveEffectKey } from './effects/effect-key.js';
 export { stepIndex, type StepIndexOptions } from './effects/step-index.js';
 export { effectKeyOf, effectFenceOf } from './effects/effect-key-of.js';
 export { effectMarker, findEffectMarkers } from './effects/effect-marker.js';
@@ -54,13 +54,7 @@ export {
   type EffectToolDefinition,
   type EffectToolHooks,
 } from './effects/define-effect-tool.js';
-export {
-  applyEffect,
-  resolveEffectKey,
-  type EffectCall,
-  type EffectEnv,
-  type EffectResolution,
-} from './effects/effect-protocol.js';
+export { applyEffect, type EffectCall, type EffectEnv, type EffectResolution } from './effects/effect-protocol.js';
 export {
   consoleEffectLogger,
   type EffectCallReport,
@@ -70,6 +64,7 @@ export {
 export {
   createToolContext,
   guardToolContext,
+  type EffectCallInfo,
   type RunData,
   type RunInfo,
   type ToolContext,

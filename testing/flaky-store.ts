@@ -59,6 +59,7 @@ export class FlakyEffectStore implements IEffectStore, EffectClaims {
         loadConversation: conversation.loadConversation.bind(inner),
         putPayload: conversation.putPayload.bind(inner),
         getPayload: conversation.getPayload.bind(inner),
+        ...(conversation.inProcessOnly === true ? { inProcessOnly: true } : {}),
       });
     }
   }

@@ -56,6 +56,8 @@ export interface MemoryEffectStoreOptions extends RetentionOptions {
  * conversations and offloaded payloads ({@link ConversationStore}).
  */
 export class MemoryEffectStore implements IEffectStore, EffectClaims, ConversationStore {
+  /** Its conversations and payloads live in this process (see {@link ConversationStore.inProcessOnly}). */
+  readonly inProcessOnly = true;
   private readonly entries = new Map<string, Entry>();
   private readonly conversations: MemoryConversationStore;
   private readonly now: () => number;

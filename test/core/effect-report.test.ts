@@ -1,5 +1,4 @@
-// The default effect logger (src/effects/effect-report.ts), which no other test looked at: the
-// mutation run found its prefix and its meta argument unguarded (docs/reliability.md, "Mutation testing").
+// The default effect logger (src/effects/effect-report.ts): what it prints, and where.
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { consoleEffectLogger } from '../../src/index.js';
 

@@ -1,6 +1,6 @@
-// Behaviours of applyEffect that the mutation run of src/effects/effect-protocol.ts found unguarded
-// (`npm run mutants -- --mutate src/effects/effect-protocol.ts`, docs/reliability.md "Mutation
-// testing"): what a call hands the store, what a sharer reports, and who hears that a call waited.
+// Each step of the effect protocol (applyEffect, src/effects/effect-protocol.ts) in detail: what a
+// call hands the store (claim, record, fingerprint), which key it applies under, the path of a store
+// without claims, the checks around execute, and an applied result that cannot be serialised.
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
 import {
@@ -22,6 +22,8 @@ import {
   type FencedResult,
   type IEffectStore,
 } from '../../src/index.js';
+import { resolveCallKey } from '../../src/effects/effect-key.js';
+import { storeFailure } from '../../src/effects/store-failure.js';
 import { callOptions, captureLogger, deferred, FlakyStore, makeCtx, PlainStore, silentLogger } from './helpers.js';
 
 /** A memory store that keeps what the protocol handed it. */
@@ -132,71 +134,6 @@ describe('what an effect call hands the store', () => {
   });
 });
 
-describe('a call that shares an identical call in flight', () => {
-  it('reports its own toolCallId and attempt, outcome recorded, and the shared key and tool', async () => {
-    const gate = deferred();
-    const t = defineEffectTool({
-      inputSchema: z.object({}),
-      execute: async () => {
-        await gate.promise;
-        return 'posted';
-      },
-    });
-    const store = new PlainStore();
-    const ctx = makeCtx('r');
-    const running = applyEffect(
-      { tool: t, toolName: 't', input: {}, ctx, options: callOptions(ctx, { toolCallId: 'first' }) },
-      { store, logger: silentLogger },
-    );
-    const sharing = applyEffect(
-      { tool: t, toolName: 't', input: {}, ctx, options: callOptions(ctx, { toolCallId: 'second' }) },
-      { store, attempt: 4, logger: silentLogger },
-    );
-    gate.resolve();
-    const [a, b] = await Promise.all([running, sharing]);
-    expect(b.result).toBe('posted');
-    expect(b.report).toStrictEqual({
-      key: a.report.key,
-      toolName: 't',
-      toolCallId: 'second',
-      outcome: 'recorded',
-      attempts: 4,
-    });
-    expect(a.report).toMatchObject({ toolCallId: 'first', outcome: 'executed', attempts: 1 });
-  });
-
-  it('waits 10 s by default before it gives up on the running call', async () => {
-    const gate = deferred();
-    const t = defineEffectTool({
-      inputSchema: z.object({}),
-      execute: async () => {
-        await gate.promise;
-        return 'posted';
-      },
-    });
-    const store = new MemoryEffectStore();
-    const ctx = makeCtx('r');
-    const go = () =>
-      applyEffect(
-        { tool: t, toolName: 't', input: {}, ctx, options: callOptions(ctx) },
-        { store, logger: silentLogger },
-      );
-    const running = go();
-    const sharing = go();
-    let settled = false;
-    void sharing.then(
-      () => (settled = true),
-      () => (settled = true),
-    );
-    // Well below the default wait: the sharer is still waiting, not failed.
-    await new Promise((r) => setTimeout(r, 300));
-    expect(settled).toBe(false);
-    gate.resolve();
-    await expect(sharing).resolves.toMatchObject({ result: 'posted' });
-    await running;
-  });
-});
-
 describe('onBusyWait', () => {
   it('hears the key once when a call waits for an identical call in flight', async () => {
     const gate = deferred();
@@ -256,6 +193,25 @@ describe('the effect key of a call', () => {
     inputSchema: z.object({ n: z.number() }),
     effectKey: async ({ n }) => `run-k:custom:${n}`,
     execute: async () => 'ok',
+  });
+
+  it('hashes the input once for a default key: its fingerprint is read off the key, also when the caller resolved the key first', async () => {
+    let hashed = 0;
+    // canonicalJson writes a toJSON value through it: one call per hash of the input.
+    const input = { n: 1, at: { toJSON: () => (hashed++, 'then') } };
+    const store = new SpyStore();
+    const call = { tool: plain as EffectCall['tool'], toolName: 't', input, ctx, options: callOptions(ctx) };
+    await applyEffect(call, { store, logger: silentLogger });
+    expect(hashed).toBe(1);
+    // As the effect-call activity does: the key (checked against the planned one), then the protocol.
+    const resolved = await resolveCallKey({ ...call, input: { ...input, n: 2 } });
+    await applyEffect({ ...call, input: { ...input, n: 2 }, ...resolved }, { store, logger: silentLogger });
+    expect(hashed).toBe(2);
+    expect(store.completes.map((r) => r.fingerprint)).toStrictEqual([
+      inputFingerprint({ n: 1, at: 'then' }),
+      inputFingerprint({ n: 2, at: 'then' }),
+    ]);
+    expect(resolved.key).toBe(defaultEffectKey('run-k', 't', { n: 2, at: 'then' }));
   });
 
   it('resolveEffectKey gives the default key, the awaited custom key, or the key the caller computed', async () => {
@@ -510,5 +466,14 @@ describe('an unserialisable result that cannot be marked done', () => {
       ),
     ).rejects.toThrow(EffectResultNotSerializableError);
     expect(metas).toStrictEqual([{ key: 'k-big', error: 'store unreachable (write)' }]);
+  });
+});
+
+describe('a store failure before the effect', () => {
+  it('keeps the store error as its cause', () => {
+    const cause = new Error('connection refused');
+    const failure = storeFailure(cause, 'k', 'read');
+    expect(EffectStoreError.isInstance(failure)).toBe(true);
+    expect(failure.cause).toBe(cause);
   });
 });

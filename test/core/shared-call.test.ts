@@ -1,11 +1,11 @@
-// Behaviours of the wait for an identical call in flight (src/effects/shared-call.ts) that the
-// mutation run found unguarded (docs/reliability.md, "Mutation testing").
+// Identical calls in flight in one process (same store, same key) share one application: what a
+// sharer reports, and how long and how it waits (src/effects/shared-call.ts, in-flight.ts).
 import { describe, expect, it } from '@jest/globals';
 import { getEventListeners } from 'node:events';
 import { z } from 'zod';
 import { applyEffect, defineEffectTool, EffectBusyError, MemoryEffectStore } from '../../src/index.js';
 import { awaitSharedCall } from '../../src/effects/shared-call.js';
-import { callOptions, deferred, makeCtx, silentLogger } from './helpers.js';
+import { callOptions, deferred, makeCtx, PlainStore, silentLogger } from './helpers.js';
 
 describe('a call waiting for an identical call in flight', () => {
   it('fails with an EffectBusyError naming the key and about how long it waited', async () => {
@@ -119,5 +119,70 @@ describe('a call waiting for an identical call in flight', () => {
     cancel.abort(new Error('cancelled'));
     await expect(waitAborted).rejects.toThrow('cancelled');
     expect(timers()).toBe(before);
+  });
+});
+
+describe('a call that shares an identical call in flight', () => {
+  it('reports its own toolCallId and attempt, outcome recorded, and the shared key and tool', async () => {
+    const gate = deferred();
+    const t = defineEffectTool({
+      inputSchema: z.object({}),
+      execute: async () => {
+        await gate.promise;
+        return 'posted';
+      },
+    });
+    const store = new PlainStore();
+    const ctx = makeCtx('r');
+    const running = applyEffect(
+      { tool: t, toolName: 't', input: {}, ctx, options: callOptions(ctx, { toolCallId: 'first' }) },
+      { store, logger: silentLogger },
+    );
+    const sharing = applyEffect(
+      { tool: t, toolName: 't', input: {}, ctx, options: callOptions(ctx, { toolCallId: 'second' }) },
+      { store, attempt: 4, logger: silentLogger },
+    );
+    gate.resolve();
+    const [a, b] = await Promise.all([running, sharing]);
+    expect(b.result).toBe('posted');
+    expect(b.report).toStrictEqual({
+      key: a.report.key,
+      toolName: 't',
+      toolCallId: 'second',
+      outcome: 'recorded',
+      attempts: 4,
+    });
+    expect(a.report).toMatchObject({ toolCallId: 'first', outcome: 'executed', attempts: 1 });
+  });
+
+  it('waits 10 s by default before it gives up on the running call', async () => {
+    const gate = deferred();
+    const t = defineEffectTool({
+      inputSchema: z.object({}),
+      execute: async () => {
+        await gate.promise;
+        return 'posted';
+      },
+    });
+    const store = new MemoryEffectStore();
+    const ctx = makeCtx('r');
+    const go = () =>
+      applyEffect(
+        { tool: t, toolName: 't', input: {}, ctx, options: callOptions(ctx) },
+        { store, logger: silentLogger },
+      );
+    const running = go();
+    const sharing = go();
+    let settled = false;
+    void sharing.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    // Well below the default wait: the sharer is still waiting, not failed.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(settled).toBe(false);
+    gate.resolve();
+    await expect(sharing).resolves.toMatchObject({ result: 'posted' });
+    await running;
   });
 });
