@@ -18,12 +18,14 @@ const NOT_RETRIED: ReadonlySet<string> = new Set(NON_RETRYABLE_TYPES);
  * - `overrides` go on top.
  *
  * Sandbox-safe: workflow code throws `toFailure(new InvalidAgentInputError('…'))` to fail the run
- * with a catalogued type. An ApplicationFailure comes back as the same object with those fields
- * set, as `fromError` does.
+ * with a catalogued type. An ApplicationFailure given is copied, never changed (`fromError` would
+ * set the fields on it: a failure thrown from a module-level constant would keep the first call's
+ * details).
  */
 export function toFailure(error: unknown, overrides: ApplicationFailureOptions = {}): ApplicationFailure {
   const type = failureType(error);
-  return ApplicationFailure.fromError(error, {
+  const source = error instanceof ApplicationFailure ? copyOf(error) : error;
+  return ApplicationFailure.fromError(source, {
     ...(type !== undefined ? { type } : {}),
     ...(notRetried(error, type) ? { nonRetryable: true } : {}),
     ...overrides,
@@ -36,6 +38,17 @@ export function failureType(error: unknown): string | undefined {
   if (ChamviError.isInstance(error)) return error.name;
   if (!(error instanceof Error)) return undefined;
   return error.constructor?.name ?? error.name;
+}
+
+/** A copy of `failure`: its message, stack and fields, in a failure of its own. */
+function copyOf(failure: ApplicationFailure): ApplicationFailure {
+  const { message, type, nonRetryable, details, category } = failure;
+  const cause = failure.cause instanceof Error ? failure.cause : undefined;
+  // Typed as `ms`'s string template, which the SDK's declarations do not carry.
+  const nextRetryDelay = failure.nextRetryDelay as string | number | null | undefined;
+  const copy = new ApplicationFailure(message, type, nonRetryable, details, cause, nextRetryDelay, category);
+  copy.stack = failure.stack ?? '';
+  return copy;
 }
 
 function notRetried(error: unknown, type: string | undefined): boolean {

@@ -223,15 +223,28 @@ describe('toFailure', () => {
     expect(toFailure(new OwnError('mine'))).toMatchObject({ type: 'OwnError', nonRetryable: false });
   });
 
-  it('keeps an ApplicationFailure (the same object), its type and a nonRetryable it already has; overrides go on top', () => {
-    const own = ApplicationFailure.create({ type: 'OwnError', message: 'mine', nonRetryable: true });
-    expect(toFailure(own)).toBe(own);
-    expect(own).toMatchObject({ type: 'OwnError', nonRetryable: true });
-    const catalogued = ApplicationFailure.create({ type: 'EffectKeyMismatchError', message: 'other key' });
-    expect(toFailure(catalogued, { details: [{ attempt: 2 }] })).toMatchObject({
+  it("keeps an ApplicationFailure's type, message, stack and a nonRetryable it already has; overrides go on top of a copy", () => {
+    const root = new Error('root');
+    const own = ApplicationFailure.create({
+      type: 'OwnError',
+      message: 'mine',
+      nonRetryable: true,
+      nextRetryDelay: 1_000,
+      cause: root,
+    });
+    const kept = toFailure(own);
+    expect(kept).toBeInstanceOf(ApplicationFailure);
+    expect(kept).toMatchObject({ type: 'OwnError', message: 'mine', nonRetryable: true, nextRetryDelay: 1_000 });
+    expect(kept.stack).toBe(own.stack);
+    expect(kept.cause).toBe(root);
+    // A failure thrown from a constant is thrown again on the next attempt: it must not keep this one's details.
+    const constant = ApplicationFailure.create({ type: 'EffectKeyMismatchError', message: 'other key' });
+    expect(toFailure(constant, { details: [{ attempt: 2 }] })).toMatchObject({
+      type: 'EffectKeyMismatchError',
       nonRetryable: true,
       details: [{ attempt: 2 }],
     });
+    expect(constant).toMatchObject({ nonRetryable: false, details: undefined });
   });
 });
 
