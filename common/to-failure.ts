@@ -32,8 +32,8 @@ export function toFailure(error: unknown, overrides: ApplicationFailureOptions =
   });
 }
 
-/** The failure type of `error`, as {@link toFailure} gives it. */
-export function failureType(error: unknown): string | undefined {
+/** The failure type of `error`, as `toFailure` gives it. */
+function failureType(error: unknown): string | undefined {
   if (error instanceof ApplicationFailure) return error.type ?? undefined;
   if (ChamviError.isInstance(error)) return error.name;
   if (!(error instanceof Error)) return undefined;

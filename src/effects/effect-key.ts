@@ -30,7 +30,7 @@ export function defaultEffectKey(runId: string, toolName: string, input: unknown
 }
 
 /** {@link defaultEffectKey} from the input's fingerprint ({@link inputFingerprint}), when it is already known. */
-export function defaultEffectKeyOf(runId: string, toolName: string, fingerprint: string): string {
+function defaultEffectKeyOf(runId: string, toolName: string, fingerprint: string): string {
   return `${runId}:${toolName}:${fingerprint}`;
 }
 
