@@ -104,7 +104,7 @@ const LEGACY_GUARDS: object = Object.freeze(
   ),
 );
 
-/** Contexts known to throw on a 0.1 field read: made by createToolContext, or views made by guardToolContext. */
+/** Contexts known to throw on a 0.1 field read: made by createToolContext or effectCallContext, or views made by guardToolContext. */
 const guarded = new WeakSet<object>();
 
 /** Builds a {@link ToolContext} with the 0.1 migration guards in place. */
