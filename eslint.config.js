@@ -34,7 +34,9 @@ const sandboxPatterns = [
   {
     group: [
       '../src/*',
-      // The one sandbox-safe module of the core: approval tokens, read by the gate's validator.
+      // The sandbox-safe modules of the core: the errors and their failure catalogue (workflow
+      // code fails with catalogued errors), and approval tokens, read by the gate's validator.
+      '!../src/errors',
       '!../src/approvals',
       '../src/approvals/*',
       '!../src/approvals/approval-token-format.js',
@@ -66,6 +68,8 @@ export default tseslint.config(
       'examples/consumer/**',
       'examples/chat/.next/**',
       'examples/chat/next-env.d.ts',
+      'docs/.vitepress/dist/**',
+      'docs/.vitepress/cache/**',
     ],
   },
   js.configs.recommended,
@@ -162,9 +166,26 @@ export default tseslint.config(
     },
   },
   {
+    // Bundled into workflow code (workflows fail with these errors, the catalogue decides what a
+    // failure does): they import nothing but each other and use no Node global, so the sandbox can
+    // run them (the workflow bundle test checks which modules of src/ are in the bundle).
+    files: ['src/errors/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^(?!\\./)', message: 'Workflow code imports src/errors/: it imports only its own modules.' },
+          ],
+        },
+      ],
+      'no-restricted-globals': ['error', 'Buffer', 'process', 'require', 'setTimeout', 'setInterval'],
+    },
+  },
+  {
     // Bundled into workflow code (the approval gate reads tokens with it): it imports nothing and
-    // uses no Node global, so the sandbox can run it (the workflow bundle test checks it is the only
-    // module of src/ in the bundle).
+    // uses no Node global, so the sandbox can run it (the workflow bundle test checks which modules
+    // of src/ are in the bundle).
     files: ['src/approvals/approval-token-format.ts'],
     rules: {
       'no-restricted-imports': [

@@ -1,4 +1,5 @@
 import type { ToolExecutionOptions, ToolSet } from 'ai';
+import { subAgentsOf } from '../src/agent/agent-tool.js';
 import type { Agent } from '../src/agent/define-agent.js';
 import type { ToolApprovalSettings } from '../src/approvals/approval-policy.js';
 import type { ToolContext } from '../src/context/tool-context.js';
@@ -23,6 +24,7 @@ import type { ToolActivityOptions, ToolCallInput } from '../common/index.js';
  * @public
  */
 export interface AgentRegistration {
+  /** The agent to register (a `defineAgent` result). */
   readonly agent: Agent;
   /**
    * Re-checked on every tool call, inside the tool's activity; `false` refuses the call with a
@@ -74,12 +76,29 @@ export class AgentRegistry {
       // The agent's own toolApproval (its AI SDK setting) applies where the registration sets none.
       this.byName.set(name, withAgentToolApproval(registration));
     }
+    for (const registration of [...this.byName.values()]) this.addSubAgents(registration.agent);
+  }
+
+  /** Registers the sub-agents of `agent`'s agent tools, and theirs, unless registered already (the same agent). */
+  private addSubAgents(agent: Agent): void {
+    for (const [toolName, sub] of subAgentsOf(agent)) {
+      const known = this.byName.get(sub.name);
+      if (known !== undefined) {
+        if (known.agent !== sub)
+          throw new TypeError(
+            `Agent "${agent.name}" has tool "${toolName}" for an agent named "${sub.name}", but a different agent of that name is registered on this worker; agent names must be unique.`,
+          );
+        continue;
+      }
+      this.byName.set(sub.name, withAgentToolApproval({ agent: sub }));
+      this.addSubAgents(sub);
+    }
   }
 
   /** @throws UnknownAgentError naming the registered agents. */
   get(name: string): AgentRegistration {
     const found = this.byName.get(name);
-    if (found === undefined) throw new UnknownAgentError(name, [...this.byName.keys()]);
+    if (found === undefined) throw new UnknownAgentError({ agentName: name, known: [...this.byName.keys()] });
     return found;
   }
 
@@ -87,7 +106,8 @@ export class AgentRegistry {
   tool(registration: AgentRegistration, toolName: string): ToolSet[string] {
     const tools = registration.agent.tools;
     const tool = Object.hasOwn(tools, toolName) ? tools[toolName] : undefined;
-    if (tool === undefined) throw new UnknownToolError(toolName, registration.agent.name, Object.keys(tools));
+    if (tool === undefined)
+      throw new UnknownToolError({ toolName, agentName: registration.agent.name, known: Object.keys(tools) });
     return tool;
   }
 

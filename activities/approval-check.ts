@@ -4,7 +4,7 @@ import { verifyApprovalToken, type ApprovalTokenVerdict } from '../src/approvals
 import type { ToolContext } from '../src/context/tool-context.js';
 import { isEffectTool } from '../src/effects/define-effect-tool.js';
 import { inputFingerprint } from '../src/effects/effect-key.js';
-import { resolveEffectKey } from '../src/effects/effect-protocol.js';
+import { resolveEffectKey } from '../src/effects/effect-key.js';
 import { ApprovalRequiredError, EffectKeyMismatchError } from '../src/errors/errors.js';
 import type { ToolCallInput } from '../common/index.js';
 import { APPROVAL_SECRET_ENV } from './approval-activities.js';
@@ -93,7 +93,8 @@ async function effectKeyFor(
     ctx,
     options,
   });
-  if (input.key !== undefined && input.key !== key) throw new EffectKeyMismatchError(input.toolName, input.key, key);
+  if (input.key !== undefined && input.key !== key)
+    throw new EffectKeyMismatchError({ toolName: input.toolName, given: input.key, computed: key });
   return key;
 }
 

@@ -2,7 +2,6 @@ import type { ModelMessage, ToolExecutionOptions } from 'ai';
 import type { ConversationLog } from '../src/conversation/conversation-log.js';
 import { messagesOf } from '../src/conversation/conversation-log.js';
 import type { ToolContext } from '../src/context/tool-context.js';
-import { withStepIndex } from '../src/effects/step-index.js';
 import type { ToolCallInput } from '../common/index.js';
 import { toolCallOptions } from './activity-context.js';
 
@@ -10,9 +9,10 @@ import { toolCallOptions } from './activity-context.js';
  * The AI SDK call options of a tool call made from an activity. For a call whose conversation
  * comes by reference, `messages` is a getter: the conversation's entries are in hand before the
  * tool runs (this worker's cache, else one read of the store), and become messages only when the
- * tool reads `options.messages`, fresh for each call; `stepIndex(options)` answers from the
- * reference without reading them. An input that carries `messages` (a workflow-side tool of
- * `effectToolCalls`) gets them as they are.
+ * tool reads `options.messages`, fresh for each call (an effect tool's `execute` has the step as
+ * `options.context.effect.step` without reading them: the effect-call activity hands the protocol the
+ * reference's count). An input that carries `messages` (a workflow-side tool of `effectToolCalls`)
+ * gets them as they are.
  */
 export async function callOptionsFor(
   input: ToolCallInput,
@@ -32,5 +32,5 @@ export async function callOptionsFor(
       messages = value;
     },
   });
-  return withStepIndex(options as ToolExecutionOptions<ToolContext>, ref.assistantMessages);
+  return options as ToolExecutionOptions<ToolContext>;
 }

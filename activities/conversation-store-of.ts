@@ -23,12 +23,9 @@ export function conversationStoreOf(options: {
   readonly conversationStore?: ConversationStore;
 }): WorkerConversationStore {
   if (options.conversationStore !== undefined) return { store: options.conversationStore, shared: true };
-  if (hasConversationStore(options.store)) return { store: options.store, shared: !isMemory(options.store) };
+  if (hasConversationStore(options.store))
+    return { store: options.store, shared: options.store.inProcessOnly !== true };
   let fallback = fallbacks.get(options.store);
   if (fallback === undefined) fallbacks.set(options.store, (fallback = new MemoryConversationStore()));
   return { store: fallback, shared: false };
-}
-
-function isMemory(store: object): boolean {
-  return store.constructor.name === 'MemoryEffectStore' || store instanceof MemoryConversationStore;
 }

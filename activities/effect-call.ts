@@ -1,13 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Context } from '@temporalio/activity';
 import { isEffectTool } from '../src/effects/define-effect-tool.js';
-import { applyEffect, resolveEffectKey, type EffectCall } from '../src/effects/effect-protocol.js';
+import { resolveCallKey } from '../src/effects/effect-key.js';
+import { applyEffect, type EffectCall } from '../src/effects/effect-protocol.js';
 import { EffectKeyMismatchError, EffectResultTooLargeError, InvalidEffectToolError } from '../src/errors/errors.js';
 import type { IEffectStore } from '../src/stores/effect-store.js';
 import type { EffectCallReport } from '../src/effects/effect-report.js';
 import type { PlannedCallReport, ToolCallInput, ToolCallResult } from '../common/index.js';
-import { activityLogger, keepHeartbeating } from './activity-context.js';
+import { attemptClaim, keepHeartbeating } from './activity-context.js';
 import type { AgentRegistry } from './agent-registry.js';
 import { countBusyWait, countRecordRetry, observeEffectCall, type EffectCallObservation } from './effect-telemetry.js';
 import { withFailureMapping } from './failures.js';
@@ -44,16 +44,6 @@ function compact(report: EffectCallReport): PlannedCallReport {
 
 /** Temporal's default payload size limit (the server's `limit.blobSize.error`, 2 MiB): a larger tool result is refused. */
 export const MAX_RESULT_BYTES = 2 * 1024 * 1024;
-
-/**
- * The lease on an effect key: no longer than Temporal keeps an attempt alive without news (the
- * heartbeat timeout) or at all (the start-to-close timeout), so a dead or timed-out attempt's
- * lease runs out about when Temporal starts the next attempt.
- */
-function leaseFor(heartbeatTimeoutMs: number | undefined, startToCloseTimeoutMs: number): number {
-  const bounds = [heartbeatTimeoutMs, startToCloseTimeoutMs].filter((ms): ms is number => ms !== undefined && ms > 0);
-  return bounds.length === 0 ? 60_000 : Math.min(...bounds);
-}
 
 /**
  * The effect-call activity: one call of an effect tool, running the whole effect protocol inside
@@ -109,34 +99,30 @@ export function createEffectCallActivity(
             `Tool "${input.toolName}" of agent "${input.agent}" is not an effect tool on this worker; workers of one task queue must register the same agents.`,
           );
         }
-        const info = Context.current().info;
-        const leaseMs = leaseFor(info.heartbeatTimeoutMs, info.startToCloseTimeoutMs);
         const call: EffectCall = {
           tool,
           toolName: input.toolName,
           input: parsed,
           ctx,
           options,
+          // Known from the conversation's reference, so the messages need not be read to count it.
+          ...(input.conversation !== undefined ? { step: input.conversation.assistantMessages } : {}),
         };
         // The key the workflow planned is checked, never trusted: approvals are bound to it, so an
         // activity input pairing one call's key with another input must not run under that approval.
-        const key = await resolveEffectKey(call);
+        const { key, fingerprint } = await resolveCallKey(call);
         if (input.key !== undefined && input.key !== key)
-          throw new EffectKeyMismatchError(input.toolName, input.key, key);
+          throw new EffectKeyMismatchError({ toolName: input.toolName, given: input.key, computed: key });
         if (input.key === undefined) span.keyed(key);
         // Heartbeats from here on: a dead worker is noticed within the heartbeat timeout, and a
         // cancellation reaches ctx.run.signal, whatever part of the protocol is running.
         const stop = keepHeartbeating();
         try {
           const resolved = await applyEffect(
-            { ...call, key },
+            { ...call, key, ...(fingerprint !== undefined ? { fingerprint } : {}) },
             {
               store,
-              logger: activityLogger(),
-              attempt: info.attempt,
-              owner: `${info.workflowExecution?.workflowId ?? 'standalone'}/${info.activityId}#${info.attempt}/${randomUUID()}`,
-              leaseMs,
-              busyWaitMs: Math.min(leaseMs, 10_000),
+              ...attemptClaim(),
               ...(settings.abortGraceMs !== undefined ? { abortGraceMs: settings.abortGraceMs } : {}),
               onBusyWait: () => countBusyWait(input.toolName),
               observe: span.observe,
@@ -156,7 +142,12 @@ export function createEffectCallActivity(
           // External Storage offloads it (the history then holds a reference).
           const bytes = Buffer.byteLength(JSON.stringify(answer));
           if (bytes > MAX_RESULT_BYTES && settings.offloadsLargePayloads?.() !== true) {
-            throw new EffectResultTooLargeError(input.toolName, resolved.report.key, bytes, MAX_RESULT_BYTES);
+            throw new EffectResultTooLargeError({
+              toolName: input.toolName,
+              key: resolved.report.key,
+              bytes,
+              limit: MAX_RESULT_BYTES,
+            });
           }
           return answer;
         } finally {

@@ -2,6 +2,7 @@ import { ACTIVITY_NAMES } from '../common/activity-names.js';
 import type { ChamviActivities } from '../common/index.js';
 import { AgentRegistry } from './agent-registry.js';
 import { createVerifyApprovalActivity } from './approval-activities.js';
+import { createCompensateActivity } from './compensate.js';
 import { createEffectCallActivity } from './effect-call.js';
 import { createEffectStoreActivities } from './effect-store-activities.js';
 import { createModelStepActivity } from './model-step.js';
@@ -9,7 +10,7 @@ import { createToolCallActivity } from './tool-call.js';
 import { conversationStoreOf } from './conversation-store-of.js';
 import { ConversationLog } from '../src/conversation/conversation-log.js';
 import type { ChamviPluginOptions } from '../worker/chamvi-plugin.js';
-import { abortGraceOption } from '../src/effects/lease-keeper.js';
+import { abortGraceOption } from '../src/effects/effect-settings.js';
 
 /**
  * What {@link createChamviActivities} takes: the plugin's options for the activities, and whether
@@ -22,7 +23,7 @@ export interface ChamviActivitiesOptions extends Omit<ChamviPluginOptions, 'work
 
 /**
  * The activities the agent workflow schedules: `chamvi.modelStep`, `chamvi.effectCall`,
- * `chamvi.toolCall`, `chamvi.recordEffect` and `chamvi.verifyApproval`. `chamviPlugin` registers
+ * `chamvi.toolCall`, `chamvi.recordEffect`, `chamvi.verifyApproval` and `chamvi.compensate`. `chamviPlugin` registers
  * them on a worker.
  */
 export function createChamviActivities(options: ChamviActivitiesOptions): ChamviActivities {
@@ -40,5 +41,6 @@ export function createChamviActivities(options: ChamviActivitiesOptions): Chamvi
     [ACTIVITY_NAMES.toolCall]: createToolCallActivity(registry),
     [ACTIVITY_NAMES.recordEffect]: storeActivities.recordEffect,
     [ACTIVITY_NAMES.verifyApproval]: createVerifyApprovalActivity(options.approvalSecret),
+    [ACTIVITY_NAMES.compensate]: createCompensateActivity(registry, options.store),
   };
 }

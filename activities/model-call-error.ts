@@ -1,4 +1,3 @@
-import { ApplicationFailure } from '@temporalio/common';
 import {
   APICallError,
   InvalidArgumentError,
@@ -15,6 +14,7 @@ import {
   UnsupportedFunctionalityError,
 } from 'ai';
 import { ChamviError } from '../src/errors/chamvi-error.js';
+import { toFailure } from '../common/to-failure.js';
 
 /**
  * The model provider refused a model step in a way no retry can change: the API key is missing
@@ -28,15 +28,18 @@ import { ChamviError } from '../src/errors/chamvi-error.js';
  */
 export class ModelCallRejectedError extends ChamviError {
   static override readonly errorName = 'ModelCallRejectedError';
-  readonly retryable = false;
-  constructor(
-    message: string,
-    /** The provider's HTTP status, when it answered. */
-    readonly statusCode?: number,
-    options?: ErrorOptions,
-  ) {
+  /** The provider's HTTP status, when it answered. */
+  readonly statusCode: number | undefined;
+  constructor(message: string, { statusCode, ...options }: ModelCallErrorOptions = {}) {
     super(message, options);
+    this.statusCode = statusCode;
   }
+}
+
+/** What the model call errors take beside their message: the provider's status and the AI SDK's error as `cause`. */
+export interface ModelCallErrorOptions extends ErrorOptions {
+  /** The provider's HTTP status, when it answered. */
+  readonly statusCode?: number;
 }
 
 /**
@@ -47,15 +50,24 @@ export class ModelCallRejectedError extends ChamviError {
  */
 export class ModelCallFailedError extends ChamviError {
   static override readonly errorName = 'ModelCallFailedError';
-  readonly retryable = true;
+  /** The provider's HTTP status, when it answered. */
+  readonly statusCode: number | undefined;
+  /** How long the provider asked to wait before the next call, in ms. */
+  readonly retryAfterMs: number | undefined;
   constructor(
     message: string,
-    readonly statusCode?: number,
-    /** How long the provider asked to wait before the next call, in ms. */
-    readonly retryAfterMs?: number,
-    options?: ErrorOptions,
+    {
+      statusCode,
+      retryAfterMs,
+      ...options
+    }: ModelCallErrorOptions & {
+      /** How long the provider asked to wait before the next call, in ms. */
+      readonly retryAfterMs?: number;
+    } = {},
   ) {
     super(message, options);
+    this.statusCode = statusCode;
+    this.retryAfterMs = retryAfterMs;
   }
 }
 
@@ -80,14 +92,12 @@ export function modelCallFailure(error: unknown, scope: ModelCallScope): unknown
   if (LoadAPIKeyError.isInstance(error) || LoadSettingError.isInstance(error)) {
     return new ModelCallRejectedError(
       `${where} cannot be made: ${error.message} Retrying cannot fix this: set it on the worker, then start the run again.`,
-      undefined,
       { cause: error },
     );
   }
   if (MissingToolResultsError.isInstance(error)) {
     return new ModelCallRejectedError(
       `${where} is invalid: the conversation has tool calls without a tool result (${error.toolCallIds.join(', ')}): ${error.message} Retrying cannot fix this: every assistant tool call needs its tool result before the next message. A chat client's history lacks them when its stream had no tool outputs; start the turn from the stored conversation (agentConversation, loadConversation) instead of the messages the browser sent.`,
-      undefined,
       { cause: error },
     );
   }
@@ -99,7 +109,6 @@ export function modelCallFailure(error: unknown, scope: ModelCallScope): unknown
   ) {
     return new ModelCallRejectedError(
       `${where} is invalid: ${error.message} Retrying cannot fix this: fix the agent (its model, instructions or tools) or the run's input.`,
-      undefined,
       { cause: error },
     );
   }
@@ -109,24 +118,15 @@ export function modelCallFailure(error: unknown, scope: ModelCallScope): unknown
   if (!error.isRetryable) {
     return new ModelCallRejectedError(
       `${where} was refused by the provider (${said}). Retrying cannot fix this: ${fixFor(status)}.`,
-      status,
-      { cause: error },
+      { statusCode: status, cause: error },
     );
   }
   const retryAfterMs = retryAfter(error.responseHeaders);
   const failed = new ModelCallFailedError(
     `${where} failed (${said}); it is retried${retryAfterMs === undefined ? ' by the retry policy' : ` in ${retryAfterMs} ms, as the provider asked`}.`,
-    status,
-    retryAfterMs,
-    { cause: error },
+    { statusCode: status, retryAfterMs, cause: error },
   );
-  return ApplicationFailure.create({
-    type: ModelCallFailedError.errorName,
-    message: failed.message,
-    nonRetryable: false,
-    cause: failed,
-    ...(retryAfterMs !== undefined ? { nextRetryDelay: retryAfterMs } : {}),
-  });
+  return toFailure(failed, retryAfterMs === undefined ? {} : { nextRetryDelay: retryAfterMs });
 }
 
 /** The AI SDK's errors for a prompt it refuses to send: the same prompt is refused on every retry. */

@@ -1,11 +1,13 @@
 import { Context } from '@temporalio/activity';
 import { isStepCount, type ModelMessage, type ToolSet } from 'ai';
+import { agentToolOf, agentToolPrompt, childCallId } from '../src/agent/agent-tool.js';
 import type { RunStreamStore } from '../src/stream/run-stream-store.js';
 import { callModel } from './model-stream.js';
+import { offeredTools } from './offered-tools.js';
 import { resolveApproval } from '../src/approvals/approval-policy.js';
 import { isEffectTool } from '../src/effects/define-effect-tool.js';
 import { inputFingerprint } from '../src/effects/effect-key.js';
-import { resolveEffectKey } from '../src/effects/effect-protocol.js';
+import { resolveEffectKey } from '../src/effects/effect-key.js';
 import type { ApprovalPlan, JsonMessage, ModelStepInput, ModelStepResult, ToolCallPlan } from '../common/index.js';
 import { activityToolContext, keepHeartbeating, toolCallOptions } from './activity-context.js';
 import type { ToolContext } from '../src/context/tool-context.js';
@@ -18,6 +20,7 @@ import { mergeActivityOptions } from '../common/activity-options.js';
 import { toolsContextFor } from '../src/agent/tools-context.js';
 import { resolveStepSettings } from './step-settings.js';
 import { assertUniqueToolCallIds } from './unique-tool-call-ids.js';
+import { stepUsage } from './step-usage.js';
 import { stepLimitField, stoppedStep } from './stopped-step.js';
 import { runTraceCallId, stepTelemetry } from './tracing/step-telemetry.js';
 import { annotateActivitySpan } from './tracing/open-telemetry-api.js';
@@ -65,11 +68,7 @@ export function createModelStepActivity(registry: AgentRegistry, log: Conversati
         callId: runTraceCallId(Context.current().info.workflowExecution?.workflowId ?? 'standalone', input.runId),
         step: input.step,
       });
-      const offered: ToolSet = {};
-      // Without execute (the workflow runs the calls) and without needsApproval (the workflow asks).
-      for (const [name, tool] of Object.entries(agent.tools)) {
-        offered[name] = { ...tool, execute: undefined, needsApproval: undefined };
-      }
+      const offered = offeredTools(agent.tools);
       const stop = keepHeartbeating();
       try {
         const conversation = await stepConversation(input, log);
@@ -116,6 +115,30 @@ export function createModelStepActivity(registry: AgentRegistry, log: Conversati
           }
           const options = mergeActivityOptions(registration.toolDefaults, registration.tools?.[call.toolName]);
           const approved = await approvalPlan(registration, tool, call, ctx, conversation.messages);
+          const sub = agentToolOf(tool);
+          if (sub !== undefined) {
+            // A prompt() that throws is the tool's bug: the model is told, the step goes on.
+            let prompt: string;
+            try {
+              prompt = agentToolPrompt(call.toolName, sub, call.input);
+            } catch (error) {
+              refusedCalls.push({
+                toolCallId: call.toolCallId,
+                toolName: call.toolName,
+                message: error instanceof Error ? error.message : String(error),
+              });
+              continue;
+            }
+            toolCalls.push({
+              toolCallId: call.toolCallId,
+              toolName: call.toolName,
+              input: call.input,
+              kind: 'agent',
+              child: { agent: sub.agent.name, prompt, id: childCallId(call.toolName, input.step, call.input) },
+              ...approved,
+            });
+            continue;
+          }
           if (!isEffectTool(tool)) {
             toolCalls.push({
               toolCallId: call.toolCallId,
@@ -160,6 +183,7 @@ export function createModelStepActivity(registry: AgentRegistry, log: Conversati
           ...stepLimitField(agent),
           ...(await settings.output(result)),
           ...(trace.length > 0 ? { trace } : {}),
+          usage: stepUsage(agent.name, result, settings.model()),
         };
       } finally {
         stop();

@@ -13,7 +13,9 @@ export interface ModelCallOutcome {
   readonly text: string;
   readonly finishReason: string;
   readonly toolCalls: ReadonlyArray<{ toolCallId: string; toolName: string; input: unknown; invalid?: boolean }>;
-  readonly response: { readonly messages: unknown[] };
+  readonly response: { readonly messages: unknown[]; readonly modelId?: string };
+  /** What the call used, as the provider reported it. */
+  readonly usage: { readonly inputTokens: number | undefined; readonly outputTokens: number | undefined };
   /** The structured output (`output` setting): read only when the agent has one (a promise when streamed). */
   readonly output: unknown;
 }
@@ -43,6 +45,7 @@ export async function callModel(
     finishReason: result.finishReason,
     toolCalls: result.toolCalls,
     response: result.response,
+    usage: result.usage,
     // A getter, read on demand: generateText's own throws when the agent has no output.
     get output() {
       return result.output;
@@ -114,11 +117,12 @@ export async function streamModelCall(
     }
     if (failure !== undefined) throw failure.error;
     settings.abortSignal?.throwIfAborted();
-    const [text, finishReason, toolCalls, response] = await Promise.all([
+    const [text, finishReason, toolCalls, response, usage] = await Promise.all([
       result.text,
       result.finishReason,
       result.toolCalls,
       result.response,
+      result.usage,
     ]);
     writer.push({ type: 'step-end', finishReason });
     return {
@@ -126,6 +130,7 @@ export async function streamModelCall(
       finishReason,
       toolCalls,
       response: response,
+      usage,
       get output() {
         return result.output;
       },

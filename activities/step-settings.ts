@@ -6,8 +6,9 @@ import {
   type ToolSet,
 } from 'ai';
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
+import { TemporalFailure } from '@temporalio/common';
 import { ChamviError } from '../src/errors/chamvi-error.js';
+import { toFailure } from '../common/to-failure.js';
 import type { Agent } from '../src/agent/define-agent.js';
 import { PASSED_SETTINGS } from '../src/agent/agent-setting-names.js';
 import { UnsupportedAgentSettingError } from '../src/errors/unsupported-agent-setting-error.js';
@@ -139,14 +140,10 @@ export async function resolveStepSettings(
 function settingFailure(agent: string, step: number, setting: 'stopWhen' | 'prepareStep', error: unknown): unknown {
   if (!(error instanceof Error) || ChamviError.isInstance(error) || error instanceof TemporalFailure) return error;
   if (error.name === 'AbortError') return error;
-  const failure = ApplicationFailure.create({
-    // The type Temporal gives a thrown error itself: its constructor's name.
-    type: error.constructor.name,
+  return toFailure(error, {
     message: `Agent "${agent}": its ${setting} threw before the model call of step ${step + 1}: ${error.message} (it runs again when the model step is retried).`,
     cause: error,
   });
-  failure.stack = error.stack ?? '';
-  return failure;
 }
 
 /** What a `prepareStep` result may not ask of a model step; the same function returns it again on a retry. */
@@ -158,10 +155,10 @@ function checkPrepared(agent: string, result: PrepareStepResult<ToolSet>): void 
   };
   for (const [field, reason] of Object.entries(why)) {
     if ((result as Record<string, unknown>)[field] !== undefined) {
-      throw new UnsupportedAgentSettingError(
-        `prepareStep.${field}`,
-        `Agent "${agent}": prepareStep returned ${field}, which a model step cannot apply: ${reason}`,
-      );
+      throw new UnsupportedAgentSettingError({
+        setting: `prepareStep.${field}`,
+        message: `Agent "${agent}": prepareStep returned ${field}, which a model step cannot apply: ${reason}`,
+      });
     }
   }
 }

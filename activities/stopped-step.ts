@@ -8,8 +8,10 @@ import type { ModelStepResult } from '../common/index.js';
  * (and `steps >= null` ends every run), and every step's result stays in the history, where the
  * largest safe integer would cost 14 bytes a step more than the default's `20`.
  */
-export function stepLimitField(agent: Agent): Pick<ModelStepResult, 'agentMaxSteps'> {
-  return Number.isFinite(agent.maxSteps) ? { agentMaxSteps: agent.maxSteps } : {};
+export function stepLimitField(agent: Agent): Pick<ModelStepResult, 'agentMaxSteps' | 'agentCompensateOn'> {
+  // The agent's compensation policy travels the same way, and only when the agent sets one.
+  const compensateOn = agent.compensateOn === undefined ? {} : { agentCompensateOn: [...agent.compensateOn] };
+  return Number.isFinite(agent.maxSteps) ? { agentMaxSteps: agent.maxSteps, ...compensateOn } : compensateOn;
 }
 
 /**

@@ -16,7 +16,8 @@ export function createToolCallActivity(registry: AgentRegistry) {
   return async function toolCall(input: ToolCallInput): Promise<ToolCallResult> {
     return withFailureMapping(async () => {
       const { tool, options, input: parsed } = await registry.resolveCall(input);
-      if (typeof tool.execute !== 'function') throw new UnknownToolError(input.toolName, input.agent, []);
+      if (typeof tool.execute !== 'function')
+        throw new UnknownToolError({ toolName: input.toolName, agentName: input.agent, known: [] });
       const stop = keepHeartbeating();
       try {
         const produced: unknown = tool.execute(parsed, options);

@@ -19,6 +19,6 @@ export function assertUniqueToolCallIds(
     else names.push(toolName);
   }
   for (const [toolCallId, toolNames] of byId) {
-    if (toolNames.length > 1) throw new DuplicateToolCallIdError(toolCallId, toolNames, where);
+    if (toolNames.length > 1) throw new DuplicateToolCallIdError({ toolCallId, toolNames, where });
   }
 }

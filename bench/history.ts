@@ -14,22 +14,20 @@
 // re-encoded as a temporal.api.history.v1.History protobuf; summed over a continue-as-new chain).
 // Env: BENCH_STEPS (default 1,3,10,20,40), BENCH_CONCURRENT (100), BENCH_ROUNDS (3), BENCH_SIDES (throughput of these),
 // BENCH_STORE (memory:), TEMPORAL_CLI_PATH.
-import type { ProviderV4 } from '@ai-sdk/provider';
-import { AiSdkPlugin } from '@temporalio/ai-sdk';
 import { Client, Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { z } from 'zod';
-import { defineAgent, defineEffectTool, effectMarker, findEffectMarkers, stepIndex } from '../src/index.js';
-import { findTemporalBinary } from '../testing/temporal-binaries.js';
-import { createAgentWorker } from '../worker/index.js';
-import { startAgentRun } from '../client/index.js';
-import { answerFor, benchModel, MAX_COMMENT_STEPS, promptFor } from './history-script.js';
-import { BOT, listComments, openIssue, postComment, remoteActivities, startRemote } from './history-remote.js';
+import { startDevServer } from './bench-server.js';
+import {
+  concurrentRound,
+  createSideWorker,
+  median,
+  runOnce as runSide,
+  type Flavour,
+  type RoundResult,
+} from './bench-sides.js';
+import { startRemote } from './history-remote.js';
 
 // CommonJS: its namespace comes through the default export under ESM.
 const { temporal } = proto;
@@ -42,67 +40,11 @@ const CONCURRENT = Number(process.env['BENCH_CONCURRENT'] ?? 100);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 const STORE = process.env['BENCH_STORE'] ?? 'memory:';
 const THROUGHPUT_STEPS = 3;
-const INSTRUCTIONS = 'Post the comments you are asked for, one per step, then stop.';
-const WORKER_OPTIONS = { maxConcurrentActivityTaskExecutions: 200, maxConcurrentWorkflowTaskExecutions: 200 };
 
-type Side = 'library' | 'anchor' | 'floor';
+type Side = Flavour;
 const SIDES: readonly Side[] = ['library', 'anchor', 'floor'];
 // Throughput of these sides only (BENCH_SIDES=library, say, to profile one side); sizes are always measured.
 const THROUGHPUT_SIDES = (process.env['BENCH_SIDES'] ?? SIDES.join(',')).split(',') as Side[];
-
-// ---------------------------------------------------------------------------------------------
-// One dev server on free ports, stopped at the end.
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function startDevServer(): Promise<{ address: string; child: ChildProcess }> {
-  const binary = findTemporalBinary('cli');
-  if (binary === undefined)
-    throw new Error('No temporal CLI found: set TEMPORAL_CLI_PATH or run scripts/dev.sh install.');
-  const [port, httpPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
-  const child = spawn(
-    binary,
-    [
-      'server',
-      'start-dev',
-      '--headless',
-      '--ip',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--http-port',
-      String(httpPort),
-      '--metrics-port',
-      String(metricsPort),
-      '--log-level',
-      'error',
-    ],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
-  );
-  const address = `127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      const connection = await Connection.connect({ address, connectTimeout: 1000 });
-      await connection.workflowService.getSystemInfo({});
-      await connection.close();
-      return { address, child };
-    } catch (error) {
-      if (Date.now() > deadline || child.exitCode !== null) throw error;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // History size of one run (every execution of its continue-as-new chain).
@@ -160,104 +102,17 @@ const queues: Record<Side, string> = {
   anchor: `bench-history-anchor-${randomUUID()}`,
   floor: `bench-history-floor-${randomUUID()}`,
 };
-
-const comment = defineEffectTool({
-  description: 'Posts a comment on the issue.',
-  inputSchema: z.object({ issue: z.number(), body: z.string() }),
-  // Keyed by model step (the spec's example for a redone step), so it reads options.messages.
-  effectKey: ({ issue }, ctx, options) => `${ctx.run.runId}:comment:${issue}:${stepIndex(options)}`,
-  alreadyApplied: async (key, { issue }) => {
-    const found = (await listComments(remote.url, issue)).find(
-      (c) => c.login === BOT && findEffectMarkers(c.body).includes(key),
-    );
-    return found === undefined ? undefined : { id: found.id };
-  },
-  execute: async ({ issue, body }, { context, messages }) => {
-    const key = `${context.run.runId}:comment:${issue}:${stepIndex({ messages })}`;
-    return postComment(remote.url, { issue, body: `${body}\n${effectMarker(key)}` });
-  },
-});
-const agent = defineAgent({
-  name: 'bench-history',
-  model: benchModel(),
-  instructions: INSTRUCTIONS,
-  maxSteps: MAX_COMMENT_STEPS + 1,
-  tools: { comment },
-});
-
-const anchorModel = benchModel();
-const none = (): never => {
-  throw new Error('only language models here');
-};
-const provider = {
-  specificationVersion: 'v4',
-  languageModel: () => anchorModel,
-  embeddingModel: none,
-  imageModel: none,
-};
-
-const workers: Record<Side, Worker> = {
-  library: await createAgentWorker({
+const workers = {} as Record<Side, Worker>;
+for (const side of SIDES)
+  workers[side] = await createSideWorker(side, {
     connection,
-    taskQueue: queues.library,
-    agents: [agent],
+    taskQueue: queues[side],
+    remoteUrl: remote.url,
     store: STORE,
-    health: false,
-    workerOptions: WORKER_OPTIONS,
-  }),
-  anchor: await Worker.create({
-    ...WORKER_OPTIONS,
-    connection,
-    taskQueue: queues.anchor,
-    workflowsPath: fileURLToPath(new URL('./history-anchor-workflows.ts', import.meta.url)),
-    activities: remoteActivities(remote.url),
-    plugins: [new AiSdkPlugin({ modelProvider: provider as unknown as ProviderV4 })],
-  }),
-  floor: await Worker.create({
-    ...WORKER_OPTIONS,
-    connection,
-    taskQueue: queues.floor,
-    workflowsPath: fileURLToPath(new URL('./history-floor-workflows.ts', import.meta.url)),
-    activities: {
-      ...remoteActivities(remote.url),
-      cannedModelStep: async ({ issue, comments, step }: { issue: number; comments: number; step: number }) =>
-        answerFor(step, issue, comments),
-    },
-  }),
-};
+  });
 
-/** One run of `comments` comment steps, to completion: its wall time, workflow id and first run id. */
-async function runOnce(side: Side, comments: number): Promise<{ ms: number; workflowId: string; runId: string }> {
-  const issue = openIssue(remote);
-  const workflowId = `bench-${side}-${randomUUID()}`;
-  const prompt = promptFor(issue, comments);
-  const started = performance.now();
-  const handle =
-    side === 'library'
-      ? await startAgentRun(client, { agent: agent.name, prompt, taskQueue: queues.library, workflowId })
-      : await client.workflow.start(side === 'anchor' ? 'anchorWorkflow' : 'floorWorkflow', {
-          taskQueue: queues[side],
-          workflowId,
-          args: [{ issue, comments, prompt, instructions: INSTRUCTIONS }],
-        });
-  await handle.result();
-  const ms = performance.now() - started;
-  // Every side must have done the same work: one comment per comment step.
-  const posted = remote.tracker.listComments('acme', 'widgets', issue)?.length ?? 0;
-  if (posted !== comments) throw new Error(`${side}: a ${comments}-step run posted ${posted} comments`);
-  return { ms, workflowId, runId: handle.firstExecutionRunId };
-}
-
-async function throughput(side: Side): Promise<{ runsPerSecond: number; p50: number; p99: number }> {
-  const started = performance.now();
-  const latencies = await Promise.all(
-    Array.from({ length: CONCURRENT }, async () => (await runOnce(side, THROUGHPUT_STEPS)).ms),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))] ?? NaN;
-  return { runsPerSecond: CONCURRENT / seconds, p50: at(0.5), p99: at(0.99) };
-}
+const runOnce = (side: Side, comments: number) => runSide(client, remote, side, queues[side], comments);
+const throughput = (side: Side) => concurrentRound(CONCURRENT, () => runOnce(side, THROUGHPUT_STEPS));
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US').replace(/,/g, ' ');
 
@@ -301,7 +156,7 @@ async function measure(): Promise<void> {
   }
 
   console.log('');
-  const results: Record<Side, Array<{ runsPerSecond: number; p50: number; p99: number }>> = {
+  const results: Record<Side, RoundResult[]> = {
     library: [],
     anchor: [],
     floor: [],
@@ -319,7 +174,6 @@ async function measure(): Promise<void> {
   );
   console.log('| --- | --- | --- | --- |');
   const best = (side: Side) => results[side].reduce((a, b) => (b.runsPerSecond > a.runsPerSecond ? b : a));
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
   for (const side of THROUGHPUT_SIDES) {
     const b = best(side);
     console.log(
@@ -347,6 +201,5 @@ try {
   await connection.close();
   await clientConnection.close();
   await remote.stop();
-  server.child.kill('SIGTERM');
-  if (server.child.exitCode === null) await new Promise((resolve) => server.child.once('exit', resolve));
+  await server.stop();
 }

@@ -1,7 +1,7 @@
 // Effect store benchmark: claim+complete, recorded-path get and a whole effect call (the protocol
 // through applyEffect, a new key each time), per store, with 1 and 8 concurrent clients; for
 // PostgreSQL also the same statements run bare through `pg`.
-// Run: npm run bench:stores   (node --import tsx bench/stores.ts)
+// Run: npm run bench:stores   (node --import tsx bench/stores.ts); BENCH_STORES=sqlite (say) for one store.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +19,7 @@ import {
 import { storageKey } from '../src/stores/storage-key.js';
 import { pgStatements } from '../src/stores/postgres-statements.js';
 
+const STORES = (process.env['BENCH_STORES'] ?? 'memory,sqlite,postgres').split(',');
 const PG_URL = process.env['CHAMVI_BENCH_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 const SCHEMA = `chamvi_bench_${process.pid}`;
 const RETENTION = 3_600_000;
@@ -31,6 +32,8 @@ type Op = (i: number) => Promise<void>;
 
 interface Result {
   readonly opsPerSec: number;
+  /** This process's CPU time (user + sys) per operation, in µs. */
+  readonly cpuUs: number;
   readonly p50: number;
   readonly p99: number;
 }
@@ -40,6 +43,7 @@ async function measure(ops: number, clients: number, op: (i: number) => Promise<
   const latencies: number[] = [];
   let next = 0;
   const started = performance.now();
+  const cpu = process.cpuUsage();
   await Promise.all(
     Array.from({ length: clients }, async () => {
       for (let i = next++; i < ops; i = next++) {
@@ -50,9 +54,10 @@ async function measure(ops: number, clients: number, op: (i: number) => Promise<
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return { opsPerSec: ops / elapsed, p50: at(0.5), p99: at(0.99) };
+  return { opsPerSec: ops / elapsed, cpuUs: (used.user + used.system) / ops, p50: at(0.5), p99: at(0.99) };
 }
 
 let run = 0;
@@ -91,7 +96,7 @@ function effectCall(store: ManagedEffectStore, runId: string): Op {
 /** Effect-call rows of a store, 1 and 8 clients. */
 async function effectCallRows(name: string, store: ManagedEffectStore): Promise<string[]> {
   const rows: string[] = [];
-  for (const clients of [1, 8])
+  for (const clients of [1, 8, 100])
     rows.push(
       row(name, 'effect call (new key)', clients, await measure(OPS.claim, clients, effectCall(store, `ec-${++run}`))),
     );
@@ -101,7 +106,8 @@ async function effectCallRows(name: string, store: ManagedEffectStore): Promise<
 async function storeRows(name: string, store: ManagedEffectStore): Promise<string[]> {
   const rows: string[] = [];
   await measure(200, 8, claimComplete(store, `warm-${++run}`));
-  for (const clients of [1, 8]) {
+  // 100: as many as the activities of 100 concurrent runs, where group commit shows.
+  for (const clients of [1, 8, 100]) {
     const r = await measure(OPS.claim, clients, claimComplete(store, `cc-${++run}`));
     rows.push(row(name, 'claim+complete', clients, r));
   }
@@ -127,7 +133,7 @@ function bare(pool: pg.Pool, table: string) {
       const owner = `o${i}`;
       const claimed = await q('claim', sql.claim, [id, key, owner, 60_000, 'bench', 'bench', 1, null]);
       const fence = Number((claimed.rows[0] as { fence: string }).fence);
-      const tail = ['bench', 'bench', null, null, 'executed', JSON.stringify({ i }), false, null, RETENTION];
+      const tail = ['bench', 'bench', null, null, 'executed', JSON.stringify({ i }), false, null, RETENTION, null];
       await q('complete', sql.complete, [id, key, owner, fence, ...tail]);
     },
     get: (prefix: string) => async (i: number) => {
@@ -138,7 +144,7 @@ function bare(pool: pg.Pool, table: string) {
 }
 
 function row(store: string, op: string, clients: number, r: Result, ratio?: number): string {
-  const cells = [store, op, clients, Math.round(r.opsPerSec), r.p50.toFixed(2), r.p99.toFixed(2)];
+  const cells = [store, op, clients, Math.round(r.opsPerSec), Math.round(r.cpuUs), r.p50.toFixed(2), r.p99.toFixed(2)];
   return `| ${cells.join(' | ')} | ${ratio === undefined ? '' : ratio.toFixed(2)} |`;
 }
 
@@ -166,7 +172,7 @@ async function postgresRows(): Promise<string[]> {
     rows.push(row('PostgreSQL', label, clients, top(s), top(s).opsPerSec / top(r).opsPerSec));
     rows.push(row('bare pg', label, clients, top(r)));
   };
-  for (const clients of [1, 8]) {
+  for (const clients of [1, 8, 100]) {
     await compare(
       'claim+complete',
       clients,
@@ -193,12 +199,14 @@ async function postgresRows(): Promise<string[]> {
 const dir = mkdtempSync(join(tmpdir(), 'chamvi-bench-'));
 try {
   const rows = [
-    ...(await storeRows('memory', new MemoryEffectStore({ retentionMs: RETENTION }))),
-    ...(await storeRows('SQLite', new SqliteEffectStore({ path: join(dir, 'bench.db'), retentionMs: RETENTION }))),
-    ...(await postgresRows()),
+    ...(STORES.includes('memory') ? await storeRows('memory', new MemoryEffectStore({ retentionMs: RETENTION })) : []),
+    ...(STORES.includes('sqlite')
+      ? await storeRows('SQLite', new SqliteEffectStore({ path: join(dir, 'bench.db'), retentionMs: RETENTION }))
+      : []),
+    ...(STORES.includes('postgres') ? await postgresRows() : []),
   ];
-  console.log('| store | operation | clients | ops/s | p50 ms | p99 ms | ratio to bare pg |');
-  console.log('| --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| store | operation | clients | ops/s | CPU µs/op | p50 ms | p99 ms | ratio to bare pg |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const r of rows) console.log(r);
 } finally {
   rmSync(dir, { recursive: true, force: true });

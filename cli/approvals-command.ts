@@ -27,9 +27,12 @@ export async function approvalsCommand(args: string[]): Promise<number> {
     if (values.json) {
       process.stdout.write(`${JSON.stringify(pending, null, 2)}\n`);
     } else if (pending.length > 0) {
+      // A sub-agent's call is decided with its own run's workflow id: the column says which.
+      const nested = pending.some((p) => p.workflowId !== undefined);
       const table = renderTable(
-        ['call id', 'tool', 'input', 'reason', 'requested at', 'then', 'deadline'],
+        [...(nested ? ['workflow'] : []), 'call id', 'tool', 'input', 'reason', 'requested at', 'then', 'deadline'],
         pending.map((p) => [
+          ...(nested ? [p.workflowId ?? '(this run)'] : []),
           p.toolCallId,
           p.toolName,
           clip(JSON.stringify(p.input) ?? ''),

@@ -72,11 +72,13 @@ export const SHOW_HELP = `Usage: chamvi show <workflow id> --store <sqlite path 
 Prints an agent run's conversation, oldest message first, read from the effect store the workers
 keep it in (the event history holds only a reference to it): each message's role and text, its
 tool calls (→) and tool results (←), long values cut. Reads the run's output once it completed,
-else its progress query (a worker must poll), else its history.
+else its progress query (a worker must poll), else its history. When the run compensated its
+effects (compensateOn) or was rolled back (rollbackRun), a last section lists each undone call:
+compensated, or compensation-failed with its attempts and last error (the rollback is incomplete).
 
 Options:
   --store <spec>          effect store: ./effects.db, sqlite:effects.db, postgres://user@host/db [${ENV.store}]
-  --json                  print the messages as JSON, whole
+  --json                  print the messages as JSON, whole (with the effects when any was compensated)
   --address <host:port>   Temporal frontend (default localhost:7233)  [${ENV.address}]
   --namespace <ns>        Temporal namespace (default default)        [${ENV.namespace}]
   --profile <name>        Temporal connection profile (@temporalio/envconfig: TLS, API key;

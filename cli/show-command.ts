@@ -1,4 +1,6 @@
 import { agentConversation } from '../client/agent-conversation.js';
+import { childRunLines, childRunsOf } from './child-run-lines.js';
+import { compensatedEffects, compensationLines } from './compensation-lines.js';
 import { chamviDataConverter } from '../worker/store-storage-driver.js';
 import { loadDataConverter } from './data-converter-flag.js';
 import { SHOW_HELP } from './help.js';
@@ -52,11 +54,25 @@ export async function showCommand(args: string[]): Promise<number> {
     });
     try {
       const shown = await agentConversation(client, workflowId, store);
+      const effects = await compensatedEffects(client, workflowId).catch(() => undefined);
+      const compensations = compensationLines(effects ?? []);
+      const children = await childRunsOf(client, workflowId).catch(() => []);
       if (values.json) {
-        process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
+        const whole = {
+          ...shown,
+          ...(compensations.length > 0 ? { effects } : {}),
+          ...(children.length > 0 ? { children } : {}),
+        };
+        process.stdout.write(`${JSON.stringify(whole, null, 2)}\n`);
       } else {
         const head = `conversation of workflow ${workflowId} (run ${shown.runId}, ${shown.status.toLowerCase()}, from its ${shown.from}):`;
-        process.stdout.write(`${[head, ...shown.messages.map((m) => describeMessage(m))].join('\n')}\n`);
+        const lines = [
+          head,
+          ...shown.messages.map((m) => describeMessage(m)),
+          ...compensations,
+          ...childRunLines(children),
+        ];
+        process.stdout.write(`${lines.join('\n')}\n`);
       }
       return 0;
     } finally {

@@ -8,6 +8,7 @@ import { agentProgressQuery } from '../common/agent-progress.js';
 
 /** What {@link agentConversation} answers. @public */
 export interface AgentConversation {
+  /** The workflow id it was asked for. */
   readonly workflowId: string;
   /** The run id the conversation belongs to (`ctx.run.runId`, the prefix of its effect keys). */
   readonly runId: string;

@@ -20,9 +20,20 @@ export {
   listPendingApprovals,
   decideApproval,
   approvalClaimsFor,
+  ApprovalAmbiguousError,
   ApprovalNotPendingError,
   type DecideApprovalOptions,
+  type ListPendingApprovalsOptions,
 } from './approvals-client.js';
+export { rollbackRun, rollbackWorkflowId, type RollbackRunOptions } from './rollback-run.js';
+// The failure types the workflow raises to a client: a refused decision, a run that cannot take its
+// input, a rollback left incomplete, a rollback asked too early.
+export {
+  ApprovalRefusedError,
+  InvalidAgentInputError,
+  RollbackIncompleteError,
+  RunNotFinishedError,
+} from '../src/errors/errors.js';
 export { createApprovalToken, type ApprovalClaims } from '../src/approvals/approval-token.js';
 export type { PendingApproval } from '../common/approval-types.js';
 export { chamviDataConverter, type ChamviExternalStorageOptions } from '../worker/store-storage-driver.js';
@@ -43,6 +54,7 @@ export {
   type ChamviCursorChunk,
 } from '../worker/stream/run-ui-message-stream.js';
 export { approvalIdOf, type ChamviEffectChunk, type ChamviApprovalChunk } from '../worker/stream/run-progress-parts.js';
+export type { SubAgentApprovalDescriptor } from '../worker/stream/sub-agent-view.js';
 export { readRunStream, type ReadRunStreamOptions } from '../src/stream/read-run-stream.js';
 export { chatRoute, type ChatRoute, type ChatRouteOptions } from '../worker/stream/chat-route.js';
 
@@ -51,8 +63,25 @@ export { chatRoute, type ChatRoute, type ChatRouteOptions } from '../worker/stre
 // capability (`/stores`), the reports and the error base class (the root).
 export type { AgentCheckpoint, AgentLoopOptions, AgentRunOutput, StepSummary } from '../workflows/agent-loop.js';
 export type { AgentWorkflowInput } from '../workflows/agent-workflow.js';
-export type { RunEffectOutcome, RunEffectReport } from '../common/run-effect-report.js';
+export type { RollbackOutput, RollbackWorkflowInput } from '../workflows/rollback-workflow.js';
+export type {
+  AppliedEffect,
+  CompensateOn,
+  CompensationReport,
+  RunEffectOutcome,
+  RunEffectReport,
+} from '../common/run-effect-report.js';
 export type { ApprovalRecord } from '../common/approval-types.js';
+export type { ChildRunReport } from '../common/child-run-report.js';
+export type {
+  BudgetExhaustion,
+  BudgetLimits,
+  BudgetLink,
+  BudgetState,
+  ModelPrice,
+  RunBudget,
+  RunUsage,
+} from '../common/run-usage.js';
 export type { ConversationRef } from '../common/conversation-ref.js';
 export type { JsonMessage, JsonToolOutput } from '../common/json-messages.js';
 export type { RunTrace, RunTraceContext, RunTraceStep } from '../common/run-trace.js';
@@ -60,6 +89,7 @@ export type {
   JsonActivityOptions,
   ModelStepActivityOptions,
   StoreActivityOptions,
+  ToolActivityOptions,
 } from '../common/activity-options.js';
 export type { AppendConversationOptions, ConversationStore } from '../src/stores/conversation-store.js';
 export type { ConversationWriteOrder } from '../src/stores/conversation-write-order.js';

@@ -7,6 +7,7 @@ import type { EffectCallReport } from './effect-call-report.js';
 import type { CallConversationRef, ConversationRef, ModelStepConversation } from './conversation-ref.js';
 import type { JsonMessage, JsonToolOutput } from './json-messages.js';
 import type { RunTraceContext } from './run-trace.js';
+import type { StepUsage } from './run-usage.js';
 
 /** The run a step or call belongs to, as activities receive it. */
 export interface RunRef {
@@ -48,10 +49,15 @@ export interface ToolCallPlan {
   readonly toolCallId: string;
   readonly toolName: string;
   readonly input: unknown;
-  /** `effect`: runs the effect protocol; `plain`: runs execute as an ordinary activity. */
-  readonly kind: 'effect' | 'plain';
+  /**
+   * `effect`: runs the effect protocol; `plain`: runs execute as an ordinary activity; `agent`:
+   * runs a sub-agent as a child workflow (`child`).
+   */
+  readonly kind: 'effect' | 'plain' | 'agent';
   /** The effect key (effect tools only), computed once so identical calls can share one activity. */
   readonly key?: string;
+  /** The sub-agent run of an agent tool's call (kind `agent` only). */
+  readonly child?: ChildRunPlan;
   /** Activity options for this tool, from the worker's registration (absent: the library defaults). */
   readonly options?: ToolActivityOptions;
   /** Set when the call needs a decision (`user-approval`) or was refused by policy (`denied`). */
@@ -61,6 +67,18 @@ export interface ToolCallPlan {
    * without a rule, and the run's approvals record the decision (`decidedBy: 'policy'`).
    */
   readonly approvedByPolicy?: { readonly reason?: string };
+}
+
+/** A sub-agent run, as the model step plans it for an agent tool's call. */
+export interface ChildRunPlan {
+  /** The sub-agent's name (registered on the worker with the agent that calls it). */
+  readonly agent: string;
+  readonly prompt: string;
+  /**
+   * `<tool>:<step>:<16 hex digits of the input's SHA-256>`: the child's run id is `<parent run
+   * id>:<this>`, its workflow id `<parent workflow id>:<this>`.
+   */
+  readonly id: string;
 }
 
 /** Output of the model-step activity. */
@@ -74,6 +92,8 @@ export interface ModelStepResult {
   readonly refusedCalls?: Array<{ toolCallId: string; toolName: string; message: string }>;
   /** The agent's own step limit, from its definition on the worker (absent: no bound, an agent with `stopWhen` and no `maxSteps`). */
   readonly agentMaxSteps?: number;
+  /** The agent's `compensateOn`, from its definition on the worker (absent: it sets none). */
+  readonly agentCompensateOn?: Array<'failure' | 'cancel'>;
   /**
    * A stop condition of the agent (`stopWhen`) is met by the steps so far: the step made no model
    * call, and the run ends without it (absent: the step ran).
@@ -86,6 +106,8 @@ export interface ModelStepResult {
    * asked for it (`captureTrace`) and there is one (absent: no such integration on the worker).
    */
   readonly trace?: RunTraceContext[];
+  /** What the step's model call used (absent: a step a stop condition ended before its call). */
+  readonly usage?: StepUsage;
 }
 
 /** Input of the effect-call and tool-call activities. */
@@ -160,6 +182,31 @@ export interface ApprovalVerdict {
 }
 
 /**
+ * Input of the compensation activity: which applied call to undo. The activity trusts none of it
+ * blindly: it reads the call's record from the store and checks that it is of this tool, this
+ * input and this run before the tool's `compensate` gets the recorded result.
+ */
+export interface CompensateInput extends RunRef {
+  readonly toolName: string;
+  readonly toolCallId: string;
+  /** The original effect's key (the compensation's is `<key>:compensate`). */
+  readonly key: string;
+  /** The original call's input, as planned. */
+  readonly input: unknown;
+}
+
+/** What the compensation activity answers: how the undo went, or that the tool has none. */
+export type CompensateResult =
+  | {
+      readonly status: 'compensated';
+      readonly outcome: EffectCallReport['outcome'];
+      readonly attempts: number;
+      /** The undo's record, when its write failed: the workflow writes it through the effect-store activity. */
+      readonly unrecorded?: UnrecordedEffect;
+    }
+  | { readonly status: 'no-compensation' };
+
+/**
  * The activities the agent workflow schedules, by name (the values of `ACTIVITY_NAMES`).
  * Implemented by `createChamviActivities`.
  */
@@ -169,4 +216,5 @@ export interface ChamviActivities {
   'chamvi.toolCall'(input: ToolCallInput): Promise<ToolCallResult>;
   'chamvi.recordEffect'(unrecorded: UnrecordedEffect): Promise<void>;
   'chamvi.verifyApproval'(input: VerifyApprovalInput): Promise<ApprovalVerdict>;
+  'chamvi.compensate'(input: CompensateInput): Promise<CompensateResult>;
 }

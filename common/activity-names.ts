@@ -14,6 +14,8 @@ export const ACTIVITY_NAMES = {
   recordEffect: 'chamvi.recordEffect',
   /** Checks an approval decision's token on a worker that holds the approval secret. */
   verifyApproval: 'chamvi.verifyApproval',
+  /** Undoes one applied effect (its tool's `compensate`), through the effect protocol under `<key>:compensate`. */
+  compensate: 'chamvi.compensate',
 } as const;
 
 /** One of {@link ACTIVITY_NAMES}. */

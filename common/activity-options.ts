@@ -7,9 +7,13 @@ import type { ActivityOptions } from '@temporalio/common';
  * @public
  */
 export interface JsonActivityOptions {
+  /** Temporal's start-to-close timeout of one attempt (ms or a duration string such as `'10 minutes'`). */
   readonly startToCloseTimeout?: string | number;
+  /** Temporal's schedule-to-close timeout: all attempts together (ms or a duration string). */
   readonly scheduleToCloseTimeout?: string | number;
+  /** Temporal's heartbeat timeout (ms or a duration string): how soon a crashed worker's attempt is retried. */
   readonly heartbeatTimeout?: string | number;
+  /** Temporal's retry policy, as JSON (durations as ms or duration strings). */
   readonly retry?: {
     readonly initialInterval?: string | number;
     readonly backoffCoefficient?: number;
@@ -17,6 +21,7 @@ export interface JsonActivityOptions {
     readonly maximumAttempts?: number;
     readonly nonRetryableErrorTypes?: string[];
   };
+  /** The task queue the activity is scheduled on. Default: the workflow's. */
   readonly taskQueue?: string;
 }
 

@@ -20,10 +20,15 @@ export interface ApprovalPlan {
 
 /** A call waiting for a decision, as the `chamvi.pendingApprovals` query lists it. @public */
 export interface PendingApproval {
+  /** The run id (`ctx.run.runId`) of the run waiting. */
   readonly runId: string;
+  /** Name of the agent whose call waits. */
   readonly agent: string;
+  /** The tool call id of the waiting call, which a decision names. */
   readonly toolCallId: string;
+  /** Name of the tool called. */
   readonly toolName: string;
+  /** The call's input, as the model step planned it. */
   readonly input: unknown;
   /** The effect key the decision is bound to (empty for a plain tool). */
   readonly key: string;
@@ -40,13 +45,21 @@ export interface PendingApproval {
    * in a later step, or after a reset).
    */
   readonly nonce: string;
+  /** The model step (0-based) that planned the call. */
   readonly step: number;
+  /** Why the call needs approval, when the approval rule said. */
   readonly reason?: string;
   /** Workflow time, ISO 8601. */
   readonly requestedAt: string;
   /** When silence decides (`onTimeout`), ISO 8601. */
   readonly deadline: string;
+  /** What the run does when nobody decides before `deadline`. */
   readonly onTimeout: 'deny' | 'approve';
+  /**
+   * The workflow id of the sub-agent run the call waits in, when `listPendingApprovals` found it
+   * below the run it was asked about; absent: that run's own call. @beta
+   */
+  readonly workflowId?: string;
 }
 
 /** A decision sent to the run (update `chamvi.decideApproval`, or signal `chamvi.approvalDecision`). */
@@ -63,15 +76,23 @@ export interface ApprovalDecision {
 
 /** How a call's approval ended, as the run's result and the decision update report it. @public */
 export interface ApprovalRecord {
+  /** The tool call id of the call decided. */
   readonly toolCallId: string;
+  /** Name of the tool called. */
   readonly toolName: string;
+  /** The effect key the decision was bound to (empty for a plain tool). */
   readonly key: string;
+  /** Whether the call was approved (and ran) or denied. */
   readonly approved: boolean;
   /** `approver`: a verified decision; `timeout`: nobody answered in time; `policy`: the approval rule said `denied` or `approved`. */
   readonly decidedBy: 'approver' | 'timeout' | 'policy';
+  /** Why, as the decision gave it (a denial's reason is told to the model). */
   readonly reason?: string;
+  /** Who decided, as the decision named them. */
   readonly approver?: string;
+  /** When the call asked for a decision: workflow time, ISO 8601. */
   readonly requestedAt: string;
+  /** When it was decided: workflow time, ISO 8601. */
   readonly decidedAt: string;
 }
 

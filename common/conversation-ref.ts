@@ -10,7 +10,9 @@ import type { JsonMessage } from './json-messages.js';
  * @public
  */
 export interface ConversationRef {
+  /** Key of the conversation's last stored entry; absent before anything was stored. */
   readonly head?: string;
+  /** Messages after `head` that no model step stored yet (tool results). */
   readonly pending: JsonMessage[];
 }
 

@@ -21,7 +21,7 @@ export {
   failurePolicyOf,
   type CataloguedFailure,
   type FailurePolicy,
-} from './failure-policy.js';
+} from '../src/errors/failure-policy.js';
 export type * from './activity-contract.js';
 export type * from './approval-types.js';
 export type * from './effect-call-report.js';
@@ -29,3 +29,5 @@ export type * from './run-effect-report.js';
 export type * from './json-messages.js';
 export type * from './conversation-ref.js';
 export type * from './run-trace.js';
+export type * from './child-run-report.js';
+export type * from './run-usage.js';

@@ -3,8 +3,11 @@
 
 /** An AI SDK `ModelMessage`, as JSON. @public */
 export interface JsonMessage {
+  /** Who speaks, as in the AI SDK's `ModelMessage`. */
   readonly role: 'system' | 'user' | 'assistant' | 'tool';
+  /** The content: a string or the AI SDK's parts, as JSON. */
   readonly content: unknown;
+  /** Other fields of the AI SDK's message (`providerOptions`), kept as they are. */
   readonly [extra: string]: unknown;
 }
 

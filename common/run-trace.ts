@@ -21,7 +21,9 @@ export interface RunTraceContext {
 export interface RunTraceStep {
   /** 0-based, as `ModelStepInput.step`. */
   readonly step: number;
+  /** When the step began. */
   readonly startedAt: number;
+  /** When the step ended, tool calls included; absent while it runs. */
   readonly endedAt?: number;
 }
 

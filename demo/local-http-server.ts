@@ -19,7 +19,9 @@ export class LocalHttpServer {
   async start(): Promise<void> {
     if (this.server !== undefined) return;
     const server = createServer((req, res) => void this.handle(req, res));
-    server.keepAliveTimeout = 1_000;
+    // fetch (undici) reuses a connection only when the server promises to keep it open longer than
+    // 2 s (its keep-alive threshold): with 1 s every request opened a new one. GitHub keeps them longer.
+    server.keepAliveTimeout = 5_000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(this.port, this.host, () => resolve());

@@ -2,11 +2,13 @@
 // 1. API Extractor writes one report per entry point of package.json's "exports" to etc/api/;
 //    `npm run api` fails when a report differs from the committed one (so a change of the public API
 //    is a visible diff in review); `npm run api -- --local` writes the new reports instead;
+//    it also fails when a report marks a public symbol "(undocumented)": every export and member
+//    has a documentation comment, which the docs site's API reference renders (scripts/docs.js);
 // 2. @arethetypeswrong/cli checks the packed package resolves, with types, on every entry point for
 //    ESM under Node and bundlers (the package is ESM only, so CommonJS resolution is not checked).
 import { Extractor, ExtractorConfig } from '@microsoft/api-extractor';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import console from 'node:console';
@@ -48,6 +50,20 @@ for (const [subpath, target] of Object.entries(pkg.exports)) {
     console.log(
       `api: ${subpath}: ${result.apiReportChanged ? `report written to etc/api/${name}.api.md` : 'unchanged'}`,
     );
+}
+
+// Every public symbol is documented: API Extractor marks the others "(undocumented)" in the report.
+for (const file of readdirSync(join(root, 'etc/api')).filter((f) => f.endsWith('.api.md'))) {
+  const lines = readFileSync(join(root, 'etc/api', file), 'utf8').split('\n');
+  const undocumented = lines.flatMap((line, i) =>
+    /^\s*\/\/.*\(undocumented\)/.test(line) ? [lines[i + 1]?.trim()] : [],
+  );
+  if (undocumented.length > 0) {
+    failed++;
+    console.error(
+      `api: etc/api/${file}: ${undocumented.length} public symbol(s) without a documentation comment (add one in the source): ${undocumented.slice(0, 5).join(' | ')}${undocumented.length > 5 ? ' | …' : ''}`,
+    );
+  }
 }
 
 // The package as npm would publish it (already built: no prepack), checked by attw.

@@ -11,9 +11,10 @@ export {
   type EffectToolHooks,
 } from './effects/define-effect-tool.js';
 export { defineAgent, type Agent, type AgentDefinition, type ToolLoopAgentDefinition } from './agent/define-agent.js';
+export { defineAgentTool, type AgentToolOptions } from './agent/agent-tool.js';
 export type { AgentSettings, AgentSettingName, AgentRuntimeContext } from './agent/agent-settings.js';
 export type { ToolLoopAgentSource } from './agent/tool-loop-agent-source.js';
-export type { RunData, RunInfo, ToolContext } from './context/tool-context.js';
+export type { EffectCallInfo, RunData, RunInfo, ToolContext } from './context/tool-context.js';
 export { effectKeyOf, effectFenceOf } from './effects/effect-key-of.js';
 export { stepIndex, type StepIndexOptions } from './effects/step-index.js';
 export { defaultEffectKey, inputFingerprint } from './effects/effect-key.js';

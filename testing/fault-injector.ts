@@ -56,7 +56,9 @@ export type FaultMode =
 export interface FaultHit {
   /** A protocol point, or a name a tool passed to {@link FaultInjector.at} (e.g. `mid-stream`). */
   readonly point: FaultPoint | (string & {});
+  /** The effect key of the call. */
   readonly key: string;
+  /** Name of the tool called, when known. */
   readonly toolName?: string;
   /**
    * The attempt (1 = first): Temporal's activity attempt inside an activity; outside one, the
@@ -71,6 +73,7 @@ export interface FaultHit {
 
 /** One planned fault. Every filter given must match for the fault to strike. @public */
 export interface FaultRule {
+  /** Where it strikes: a protocol point (`FAULT_POINTS`) or a name a tool passes to {@link FaultInjector.at}. */
   readonly point: FaultPoint | (string & {});
   /** Default `throw`. */
   readonly mode?: FaultMode;
@@ -91,7 +94,9 @@ export interface FaultRule {
 /** The error a `throw` fault raises. @public */
 export class InjectedFault extends Error {
   constructor(
+    /** The point where it struck. */
     readonly point: string,
+    /** The effect key of the call it struck. */
     readonly key: string,
   ) {
     super(`injected fault at ${point} (effect "${key}")`);
@@ -130,6 +135,7 @@ const MAX_SEEN_KEYS = 50_000;
  * @public
  */
 export class FaultInjector {
+  /** Every fault that struck, in order. */
   readonly fired: FaultHit[] = [];
   private readonly rules: Array<{ rule: FaultRule; left: number }> = [];
   private readonly seen = new Map<string, SeenCall>();

@@ -24,7 +24,10 @@ export interface FlakyStoreOptions {
 
 /** The error a {@link FlakyEffectStore} throws. @public */
 export class StoreHiccup extends Error {
-  constructor(readonly operation: StoreOperation) {
+  constructor(
+    /** The store operation that failed. */
+    readonly operation: StoreOperation,
+  ) {
     super(`injected store hiccup in ${operation}`);
     this.name = 'StoreHiccup';
   }
@@ -38,10 +41,12 @@ export class StoreHiccup extends Error {
  * @public
  */
 export class FlakyEffectStore implements IEffectStore, EffectClaims {
+  /** How many calls of each operation it has failed so far. */
   readonly failures: Record<StoreOperation, number> = { get: 0, put: 0, claim: 0, complete: 0, release: 0, renew: 0 };
   private readonly next: Partial<Record<StoreOperation, number>>;
 
   constructor(
+    /** The store it wraps. */
     readonly inner: IEffectStore,
     private readonly options: FlakyStoreOptions = {},
   ) {
@@ -60,6 +65,7 @@ export class FlakyEffectStore implements IEffectStore, EffectClaims {
         loadConversation: conversation.loadConversation.bind(inner),
         putPayload: conversation.putPayload.bind(inner),
         getPayload: conversation.getPayload.bind(inner),
+        ...(conversation.inProcessOnly === true ? { inProcessOnly: true } : {}),
       });
     }
   }
@@ -70,21 +76,27 @@ export class FlakyEffectStore implements IEffectStore, EffectClaims {
     return this;
   }
 
+  /** {@inheritDoc IEffectStore.get} */
   get(key: string): Promise<EffectRecord | undefined> {
     return this.call('get', () => this.inner.get(key));
   }
+  /** {@inheritDoc IEffectStore.put} */
   put(key: string, record: EffectRecordInput): Promise<EffectRecord | void> {
     return this.call('put', () => this.inner.put(key, record));
   }
+  /** {@inheritDoc EffectClaims.claim} */
   claim(key: string, request: ClaimRequest): Promise<ClaimResult> {
     return this.call('claim', () => this.claims().claim(key, request));
   }
+  /** {@inheritDoc EffectClaims.complete} */
   complete(token: ClaimToken, record: EffectRecordInput): Promise<FencedResult> {
     return this.call('complete', () => this.claims().complete(token, record));
   }
+  /** {@inheritDoc EffectClaims.release} */
   release(token: ClaimToken): Promise<FencedResult> {
     return this.call('release', () => this.claims().release(token));
   }
+  /** {@inheritDoc EffectClaims.renew} */
   renew(token: ClaimToken, leaseMs: number): Promise<FencedResult> {
     return this.call('renew', () => this.claims().renew(token, leaseMs));
   }

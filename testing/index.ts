@@ -31,7 +31,7 @@ export {
 // (`/stores`), a run's start options and output (`/client`, `/workflows`).
 export type { Agent } from '../src/agent/define-agent.js';
 export type { AgentSettings, AgentSettingName, AgentRuntimeContext } from '../src/agent/agent-settings.js';
-export type { RunData, RunInfo, ToolContext } from '../src/context/tool-context.js';
+export type { EffectCallInfo, RunData, RunInfo, ToolContext } from '../src/context/tool-context.js';
 export type { AgentEntry, AgentRegistration } from '../activities/agent-registry.js';
 export type {
   ApprovalStatus,
@@ -56,8 +56,24 @@ export type { ConversationEntry } from '../src/conversation/conversation-entry.j
 export type { AgentRunStartOptions, StartAgentRunOptions } from '../client/start-agent-run.js';
 export type { AgentWorkflowInput } from '../workflows/agent-workflow.js';
 export type { AgentCheckpoint, AgentLoopOptions, AgentRunOutput, StepSummary } from '../workflows/agent-loop.js';
-export type { RunEffectOutcome, RunEffectReport } from '../common/run-effect-report.js';
+export type {
+  AppliedEffect,
+  CompensateOn,
+  CompensationReport,
+  RunEffectOutcome,
+  RunEffectReport,
+} from '../common/run-effect-report.js';
 export type { ApprovalRecord } from '../common/approval-types.js';
+export type { ChildRunReport } from '../common/child-run-report.js';
+export type {
+  BudgetExhaustion,
+  BudgetLimits,
+  BudgetLink,
+  BudgetState,
+  ModelPrice,
+  RunBudget,
+  RunUsage,
+} from '../common/run-usage.js';
 export type { ConversationRef } from '../common/conversation-ref.js';
 export type { JsonMessage } from '../common/json-messages.js';
 export type { RunTrace, RunTraceContext, RunTraceStep } from '../common/run-trace.js';

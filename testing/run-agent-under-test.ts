@@ -19,6 +19,7 @@ export interface ActivitySummary {
   readonly type: string;
   /** The attempt that ended it (1 = no retry). */
   readonly attempt: number;
+  /** How it ended, or `running`. */
   readonly status: 'completed' | 'failed' | 'timed-out' | 'canceled' | 'running';
   /** The last failure's message (failed activities). */
   readonly failure?: string;
@@ -36,6 +37,7 @@ export interface AgentTestRun {
   readonly activities: ActivitySummary[];
   /** How many activities of each type ran. */
   readonly counts: Record<string, number>;
+  /** The run's workflow handle (its history, queries). */
   readonly handle: WorkflowHandle;
 }
 

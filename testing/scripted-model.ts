@@ -9,7 +9,9 @@ import type {
 
 /** A tool call a scripted step makes. @public */
 export interface ScriptedToolCall {
+  /** Name of the tool to call. */
   readonly toolName: string;
+  /** The call's input (sent to the tool as JSON). */
   readonly input: unknown;
   /** Default: `call-<step>-<index>`. */
   readonly toolCallId?: string;
@@ -17,8 +19,12 @@ export interface ScriptedToolCall {
 
 /** One model step of a script: text, tool calls, or both. @public */
 export interface ScriptedStep {
+  /** The step's text. */
   readonly text?: string;
+  /** The tool calls the step makes. */
   readonly toolCalls?: readonly ScriptedToolCall[];
+  /** The tokens the step reports it used. @defaultValue `{ inputTokens: 10, outputTokens: 10 }` */
+  readonly usage?: { readonly inputTokens?: number; readonly outputTokens?: number };
 }
 
 /** A step given directly, or computed from the call (the prompt, and how often this step was asked). @public */
@@ -75,12 +81,13 @@ export function scriptedModel(
         }),
       );
       const hasCalls = (scripted.toolCalls ?? []).length > 0;
+      const { inputTokens: input = 10, outputTokens: output = 10 } = scripted.usage ?? {};
       return Promise.resolve({
         content,
         finishReason: { unified: hasCalls ? 'tool-calls' : 'stop', raw: undefined },
         usage: {
-          inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
-          outputTokens: { total: 10, text: 10, reasoning: 0 },
+          inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
+          outputTokens: { total: output, text: output, reasoning: 0 },
         },
         warnings: [],
       });

@@ -8,5 +8,4 @@ import { ChamviError } from '../src/errors/chamvi-error.js';
  */
 export class TemporalServerNotFoundError extends ChamviError {
   static override readonly errorName = 'TemporalServerNotFoundError';
-  readonly retryable = false;
 }

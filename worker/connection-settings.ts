@@ -121,13 +121,11 @@ function loadEnvConfig(required: boolean): EnvConfigModule | undefined {
   } catch (error) {
     if ((error as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw error;
     if (required)
-      throw new MissingPeerDependencyError(
-        '@temporalio/envconfig',
-        'Temporal connection profiles (TOML config files)',
-        {
-          cause: error,
-        },
-      );
+      throw new MissingPeerDependencyError({
+        packageName: '@temporalio/envconfig',
+        feature: 'Temporal connection profiles (TOML config files)',
+        cause: error,
+      });
     return undefined;
   }
 }

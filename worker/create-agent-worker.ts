@@ -10,6 +10,7 @@ import { workerHealthFromEnv, workerHealthPlugin, type WorkerHealthOptions } fro
 
 /** What {@link createAgentWorker} takes. @public */
 export interface AgentWorkerOptions extends Omit<ChamviPluginOptions, 'store' | 'stream'> {
+  /** The task queue the worker polls (runs start on it: `startAgentRun({ taskQueue })`). */
   readonly taskQueue: string;
   /**
    * Where effect results are recorded: a store, or a spec the worker opens with

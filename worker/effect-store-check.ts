@@ -16,8 +16,8 @@ export const STORE_CHECK_TIMEOUT_MS = 15_000;
  * @public
  */
 export class EffectStoreUnavailableError extends ChamviError {
+  /** {@inheritDoc ChamviError.errorName} */
   static override readonly errorName = 'EffectStoreUnavailableError';
-  readonly retryable = false;
 }
 
 /** A store the worker checks, and the name its messages give it. */

@@ -20,6 +20,7 @@ export {
   type WorkerHealthReport,
 } from './worker-health.js';
 export { EFFECT_METRICS } from '../activities/effect-telemetry.js';
+export { MODEL_METRICS } from '../activities/step-usage.js';
 export { externalStorageProblem } from './store-storage-driver.js';
 
 // Types of other entry points that this one's functions take, re-exported as types (the same
@@ -27,7 +28,7 @@ export { externalStorageProblem } from './store-storage-driver.js';
 // External Storage options (`/client`), activity options (`/workflows`), the error base class.
 export type { Agent } from '../src/agent/define-agent.js';
 export type { AgentSettings, AgentSettingName, AgentRuntimeContext } from '../src/agent/agent-settings.js';
-export type { RunData, RunInfo, ToolContext } from '../src/context/tool-context.js';
+export type { EffectCallInfo, RunData, RunInfo, ToolContext } from '../src/context/tool-context.js';
 export type { EffectOrigin, EffectRecord, EffectRecordInput, IEffectStore } from '../src/stores/effect-store.js';
 export type { AppendConversationOptions, ConversationStore } from '../src/stores/conversation-store.js';
 export type { ConversationWriteOrder } from '../src/stores/conversation-write-order.js';

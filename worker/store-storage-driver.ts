@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { OffloadedPayloadCorruptError, OffloadedPayloadMissingError } from '../src/errors/errors.js';
 import type { ConversationStore } from '../src/stores/conversation-store.js';
+import { toFailure } from '../common/to-failure.js';
 import { describeStore } from './effect-store-check.js';
 
 /**
@@ -72,11 +73,11 @@ function readBack(key: string, bytes: Uint8Array, store: string): Payload {
   const actual = contentKey(bytes);
   if (actual !== key) {
     throw corrupt(
-      new OffloadedPayloadCorruptError(
+      new OffloadedPayloadCorruptError({
         key,
         store,
-        `does not match its content hash (its ${bytes.byteLength} bytes hash to ${actual})`,
-      ),
+        problem: `does not match its content hash (its ${bytes.byteLength} bytes hash to ${actual})`,
+      }),
     );
   }
   try {
@@ -84,7 +85,10 @@ function readBack(key: string, bytes: Uint8Array, store: string): Payload {
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw corrupt(
-      new OffloadedPayloadCorruptError(key, store, `is not a payload the chamvi driver wrote (${reason})`, {
+      new OffloadedPayloadCorruptError({
+        key,
+        store,
+        problem: `is not a payload the chamvi driver wrote (${reason})`,
         cause: error,
       }),
     );
@@ -92,12 +96,7 @@ function readBack(key: string, bytes: Uint8Array, store: string): Payload {
 }
 
 function corrupt(error: OffloadedPayloadCorruptError): temporalCommon.ApplicationFailure {
-  return temporalCommon.ApplicationFailure.create({
-    type: error.name,
-    message: error.message,
-    nonRetryable: true,
-    cause: error,
-  });
+  return toFailure(error, { cause: error });
 }
 
 /**

@@ -23,13 +23,13 @@ export interface WorkerHealthReport {
   readonly status: 'ok' | 'unavailable';
   /** Temporal's worker state: `INITIALIZED`, `RUNNING`, `STOPPING`, `DRAINING`, `DRAINED`, `STOPPED`, `FAILED`. */
   readonly state: string;
+  /** The task queue the worker polls. */
   readonly taskQueue: string;
 }
 
 /** A health option is unusable (a port that is not a number, one already in use). Not retryable as it is. */
 export class WorkerHealthError extends ChamviError {
   static override readonly errorName = 'WorkerHealthError';
-  readonly retryable = false;
 }
 
 /**

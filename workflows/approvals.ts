@@ -10,6 +10,8 @@ import {
 import { DEFAULT_VERIFY_APPROVAL_OPTIONS, toActivityOptions } from '../common/activity-options.js';
 import { ACTIVITY_NAMES } from '../common/activity-names.js';
 import { approvalDecisionSignal, decideApprovalUpdate, pendingApprovalsQuery } from '../common/approval-handlers.js';
+import { toFailure } from '../common/to-failure.js';
+import { ApprovalRefusedError, DuplicateToolCallIdError, InvalidAgentInputError } from '../src/errors/errors.js';
 // Sandbox-safe core: the one module of src/ workflow code imports at runtime (see eslint.config.js).
 import { approvalClaimsProblem, readApprovalToken } from '../src/approvals/approval-token-format.js';
 import { VERIFICATION_BURST, VerificationBudget } from './verification-budget.js';
@@ -112,7 +114,7 @@ export class ApprovalGate {
     if (earlier !== undefined && earlier.decision === undefined) {
       // The model step refuses such a step; this holds for plans from elsewhere too: the second call would wait forever.
       throw ApplicationFailure.create({
-        type: 'DuplicateToolCallIdError',
+        type: DuplicateToolCallIdError.errorName,
         nonRetryable: true,
         message: `Tool calls ${earlier.request.toolName} and ${call.toolName} of run ${this.run.runId} (step ${step}) both have the id "${call.toolCallId}" and both wait for approval; a decision names its call by id, so the run cannot tell them apart. Give each call of a step its own toolCallId.`,
       });
@@ -217,10 +219,7 @@ export class ApprovalGate {
   private async decide(decision: ApprovalDecision): Promise<ApprovalRecord> {
     const waiting = this.waiting.get(decision.toolCallId);
     if (waiting === undefined)
-      throw ApplicationFailure.nonRetryable(
-        `Tool call ${decision.toolCallId} is not waiting for approval.`,
-        'ApprovalRefusedError',
-      );
+      throw toFailure(new ApprovalRefusedError(`Tool call ${decision.toolCallId} is not waiting for approval.`));
     const { request } = waiting;
     const now = Date.now();
     // The validator only looks (it must not change state); the handler, run right after it, takes the check.
@@ -252,11 +251,11 @@ export class ApprovalGate {
     this.budget.giveBack();
     // Decided while the token was being checked (another decision, or the timeout): the first one stands.
     if (waiting.decision !== undefined) {
-      throw ApplicationFailure.create({
-        type: 'ApprovalRefusedError',
-        nonRetryable: true,
-        message: `Tool call ${request.toolCallId} was already ${waiting.decision.approved ? 'approved' : 'denied'} (by ${waiting.decision.decidedBy}).`,
-      });
+      throw toFailure(
+        new ApprovalRefusedError(
+          `Tool call ${request.toolCallId} was already ${waiting.decision.approved ? 'approved' : 'denied'} (by ${waiting.decision.decidedBy}).`,
+        ),
+      );
     }
     waiting.token = decision.token;
     waiting.decision = {
@@ -280,11 +279,7 @@ export class ApprovalGate {
 
 /** The failure a refused decision gets: the update fails with it (a signal's is logged). */
 function refusal(toolCallId: string, problem: string): ApplicationFailure {
-  return ApplicationFailure.create({
-    type: 'ApprovalRefusedError',
-    nonRetryable: true,
-    message: `Approval decision for tool call ${toolCallId} refused: ${problem}.`,
-  });
+  return toFailure(new ApprovalRefusedError(`Approval decision for tool call ${toolCallId} refused: ${problem}.`));
 }
 
 const UNITS: Record<string, number> = {
@@ -317,9 +312,8 @@ export function durationMs(duration: string | number): number {
   const unit = match?.[2] === undefined || match[2] === '' ? 'ms' : match[2].toLowerCase();
   const factor = UNITS[unit];
   if (match === null || factor === undefined) {
-    throw ApplicationFailure.nonRetryable(
-      `Cannot read the duration "${duration}" (try '3 days' or a number of ms).`,
-      'InvalidAgentInputError',
+    throw toFailure(
+      new InvalidAgentInputError(`Cannot read the duration "${duration}" (try '3 days' or a number of ms).`),
     );
   }
   return Number(match[1]) * factor;

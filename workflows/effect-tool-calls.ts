@@ -17,8 +17,11 @@ export interface EffectToolCallsOptions {
   readonly agent: string;
   /** The logical run id (prefix of effect keys). Default: the workflow's `firstExecutionRunId`. */
   readonly runId?: string;
+  /** What started the run (`ctx.run.trigger`). */
   readonly trigger?: unknown;
+  /** The run's state (`ctx.state`). @defaultValue `{}` */
   readonly state?: Record<string, unknown>;
+  /** Named artifacts for the tools (`ctx.artifacts`). @defaultValue `{}` */
   readonly artifacts?: Record<string, unknown>;
   /** Activity options of every call (merged over the library defaults, like a registration's `toolDefaults`). */
   readonly activityOptions?: ToolActivityOptions;
@@ -28,12 +31,15 @@ export interface EffectToolCallsOptions {
 
 /** The AI SDK call options the helper reads, when the caller is a tool's `execute`. @beta */
 export interface CallOptionsLike {
+  /** The AI SDK's tool call id. */
   readonly toolCallId?: string;
+  /** The messages of the step that called the tool. */
   readonly messages?: readonly unknown[];
 }
 
 /** Effect-tool calls from workflow code, and their report. @beta */
 export interface EffectToolCalls {
+  /** The run id the effect keys start with. */
   readonly runId: string;
   /**
    * An `execute` for a workflow-side AI SDK tool: it runs the registered effect tool `toolName`

@@ -16,8 +16,25 @@ export {
   type EffectToolCalls,
   type EffectToolCallsOptions,
 } from './effect-tool-calls.js';
-export type { RunEffectOutcome, RunEffectReport } from '../common/run-effect-report.js';
+export { rollbackWorkflow, type RollbackOutput, type RollbackWorkflowInput } from './rollback-workflow.js';
+export type {
+  AppliedEffect,
+  CompensateOn,
+  CompensationReport,
+  RunEffectOutcome,
+  RunEffectReport,
+} from '../common/run-effect-report.js';
 export type { ApprovalRecord } from '../common/approval-types.js';
+export type { ChildRunReport } from '../common/child-run-report.js';
+export type {
+  BudgetExhaustion,
+  BudgetLimits,
+  BudgetLink,
+  BudgetState,
+  ModelPrice,
+  RunBudget,
+  RunUsage,
+} from '../common/run-usage.js';
 export type { ConversationRef } from '../common/conversation-ref.js';
 export type { JsonMessage } from '../common/json-messages.js';
 export type { RunTrace, RunTraceContext, RunTraceStep } from '../common/run-trace.js';

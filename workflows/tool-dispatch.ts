@@ -1,12 +1,16 @@
-import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
 import { DEFAULT_STORE_OPTIONS, DEFAULT_TOOL_OPTIONS, toActivityOptions } from '../common/activity-options.js';
 import { ACTIVITY_NAMES } from '../common/activity-names.js';
-import { failurePolicyOf } from '../common/failure-policy.js';
+import { toFailure } from '../common/to-failure.js';
+import { InvalidAgentInputError } from '../src/errors/errors.js';
 import type { ApprovalGate } from './approvals.js';
+import { attemptsOf, failureForModel, lastError } from './call-failures.js';
+import { runSubAgent, type SubAgentOutcome, type SubAgentSettings } from './sub-agents.js';
 import type {
   ApprovalEvidence,
   ApprovalRecord,
   CallConversationRef,
+  ChildRunReport,
   ChamviActivities,
   JsonToolOutput,
   RunEffectReport,
@@ -25,6 +29,8 @@ export interface DispatchedCall {
   readonly report?: RunEffectReport;
   /** How the call's approval ended, when it needed one. */
   readonly approval?: ApprovalRecord;
+  /** Agent tool calls: the sub-agent run (on the first call of the step that started it). */
+  readonly child?: ChildRunReport;
 }
 
 /**
@@ -52,8 +58,10 @@ export async function dispatchToolCalls(
     readonly decided?: (approval: ApprovalRecord) => void;
   },
   onSettled?: (call: DispatchedCall) => void,
+  subAgents?: SubAgentSettings,
 ): Promise<DispatchedCall[]> {
   const shared = new Map<string, Promise<ToolCallResult>>();
+  const children = new Map<string, Promise<SubAgentOutcome>>();
   const started = calls.map(async (call): Promise<DispatchedCall> => {
     const dispatched = await dispatchOne(call);
     onSettled?.(dispatched);
@@ -66,9 +74,10 @@ export async function dispatchToolCalls(
     let approval: ApprovalRecord | undefined;
     if (call.approval !== undefined) {
       if (approvals === undefined) {
-        throw ApplicationFailure.nonRetryable(
-          `Tool call ${toolCallId} (${toolName}) needs approval, but this loop has no approval gate.`,
-          'InvalidAgentInputError',
+        throw toFailure(
+          new InvalidAgentInputError(
+            `Tool call ${toolCallId} (${toolName}) needs approval, but this loop has no approval gate.`,
+          ),
         );
       }
       approval = await approvals.gate.decisionFor(call, approvals.step);
@@ -91,6 +100,24 @@ export async function dispatchToolCalls(
     // Approved by the rule without asking: runs as a call without one, and the run records the decision.
     if (call.approval === undefined && call.approvedByPolicy !== undefined) approval = approvedByPolicy(call);
     const withApproval = approval === undefined ? {} : { approval };
+    if (call.kind === 'agent') {
+      if (subAgents === undefined || call.child === undefined) {
+        throw toFailure(
+          new InvalidAgentInputError(
+            `Tool call ${toolCallId} (${toolName}) runs a sub-agent, but this loop runs none.`,
+          ),
+        );
+      }
+      // Two calls of the step with the same input are one child: the first reports it.
+      let running = children.get(call.child.id);
+      const firstOfChild = running === undefined;
+      if (running === undefined) {
+        running = runSubAgent(run, call, subAgents);
+        children.set(call.child.id, running);
+      }
+      const { output, report } = await running;
+      return { toolCallId, toolName, output, ...(firstOfChild ? { child: report } : {}), ...withApproval };
+    }
     let first = false;
     let pending = call.key === undefined ? undefined : shared.get(call.key);
     if (pending === undefined) {
@@ -120,7 +147,7 @@ export async function dispatchToolCalls(
               toolName,
               toolCallId,
               outcome: 'failed',
-              attempts: attemptsOf(error, call),
+              attempts: attemptsOf(error, call.options),
               error: lastError(error),
             }
           : undefined;
@@ -174,7 +201,7 @@ function deniedReason(record: ApprovalRecord): string {
 
 /** Writes a record the effect activity could not write, through the effect-store activity. */
 export async function recordLater(
-  result: ToolCallResult,
+  result: Pick<ToolCallResult, 'unrecorded'>,
   storeOptions: StoreActivityOptions | undefined,
 ): Promise<void> {
   const unrecorded = result.unrecorded;
@@ -184,64 +211,6 @@ export async function recordLater(
     summary: `record effect · key ${unrecorded.key}`.slice(0, 200),
   });
   await activities[ACTIVITY_NAMES.recordEffect](unrecorded);
-}
-
-/**
- * What the model is told when a call failed, by the failure catalogue: failures it can correct or
- * must know about (not retried) are told as `<type>: <message>`, the last error after the retries
- * as such; failures whose catalogue entry says `run` fail the run instead.
- */
-function failureForModel(toolName: string, error: unknown): string {
-  // A cancelled run stops here; the model is not asked to carry on.
-  if (isCancellation(error)) throw error;
-  const cause = error instanceof ActivityFailure ? error.cause : error;
-  if (cause instanceof ApplicationFailure) {
-    const policy = failurePolicyOf(cause.type);
-    if (policy?.then === 'run')
-      throw ApplicationFailure.create({
-        type: cause.type ?? undefined,
-        message: cause.message,
-        nonRetryable: true,
-        cause,
-      });
-    if (policy !== undefined && (policy.retried === false || cause.nonRetryable))
-      return `${cause.type ?? ''}: ${cause.message}`;
-  }
-  const message = cause instanceof Error ? cause.message : String(cause);
-  return `Tool ${toolName} failed after its retries: ${message}`;
-}
-
-/**
- * How many attempts a failed call took: the attempt the activity put in its failure's details
- * (`activities/failures.ts`), else the retry policy's maximum when Temporal says it was reached
- * (a last attempt that timed out carries no details), else 1.
- */
-function attemptsOf(error: unknown, call: ToolCallPlan): number {
-  const activity = error instanceof ActivityFailure ? error : undefined;
-  const cause = activity?.cause;
-  if (cause instanceof ApplicationFailure) {
-    const attempt = (cause.details?.[0] as { attempt?: unknown } | undefined)?.attempt;
-    if (typeof attempt === 'number' && attempt > 0) return attempt;
-  }
-  const maximum = toActivityOptions(DEFAULT_TOOL_OPTIONS, call.options).retry?.maximumAttempts;
-  if (activity?.retryState === 'MAXIMUM_ATTEMPTS_REACHED' && maximum !== undefined) return maximum;
-  return 1;
-}
-
-/** The last attempt's failure: its type and its message followed by its causes' messages. */
-function lastError(error: unknown): { type: string; message: string } {
-  const cause = error instanceof ActivityFailure && error.cause !== undefined ? error.cause : error;
-  const type =
-    cause instanceof ApplicationFailure
-      ? (cause.type ?? 'Error')
-      : cause instanceof Error
-        ? cause.constructor.name
-        : typeof cause;
-  const messages: string[] = [];
-  for (let at: unknown = cause; at instanceof Error && messages.length < 5; at = at.cause) {
-    if (at.message !== '' && !messages.includes(at.message)) messages.push(at.message);
-  }
-  return { type, message: messages.length > 0 ? messages.join(': ') : String(cause) };
 }
 
 /** The record of a call the approval rule approved without asking. */

@@ -1,6 +1,14 @@
 /** The operations of the local GitHub server that faults can target. */
 export type GitHubOperation =
-  'createIssue' | 'getIssue' | 'listIssues' | 'listComments' | 'createComment' | 'addLabels' | 'listLabels';
+  | 'createIssue'
+  | 'getIssue'
+  | 'listIssues'
+  | 'listComments'
+  | 'createComment'
+  | 'deleteComment'
+  | 'addLabels'
+  | 'listLabels'
+  | 'removeLabel';
 
 /** What a planned fault does to the next request of an operation. */
 export type Fault =

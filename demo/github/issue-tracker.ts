@@ -47,6 +47,10 @@ interface IssueRecord {
   labelsAdded: number;
   /** Add-labels requests, whether or not they changed anything. */
   labelRequests: number;
+  /** Comments deleted (a delete of a comment already gone does not count). */
+  commentsDeleted: number;
+  /** Labels removed (a removal of a label not on the issue does not count). */
+  labelsRemoved: number;
 }
 
 /**
@@ -81,6 +85,8 @@ export class IssueTracker {
       commentsCreated: 0,
       labelsAdded: 0,
       labelRequests: 0,
+      commentsDeleted: 0,
+      labelsRemoved: 0,
     });
     return this.getIssue(owner, repo, number) as GitHubIssue;
   }
@@ -135,6 +141,31 @@ export class IssueTracker {
     return record.labels.map((name) => this.label(owner, repo, name));
   }
 
+  /** Deletes the repository's comment `id` (comment ids are unique); `false` when there is none. */
+  deleteComment(owner: string, repo: string, id: number): boolean {
+    for (const record of this.repo(owner, repo).values()) {
+      const at = record.comments.findIndex((c) => c.id === id);
+      if (at === -1) continue;
+      record.comments.splice(at, 1);
+      record.commentsDeleted += 1;
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Removes one label from the issue. Returns the labels left (as GitHub does), or `undefined` when
+   * the issue does not exist or the label is not on it (GitHub answers 404 to both).
+   */
+  removeLabel(owner: string, repo: string, number: number, name: string): GitHubLabel[] | undefined {
+    const record = this.record(owner, repo, number);
+    const at = record?.labels.findIndex((l) => l.toLowerCase() === name.toLowerCase()) ?? -1;
+    if (record === undefined || at === -1) return undefined;
+    record.labels.splice(at, 1);
+    record.labelsRemoved += 1;
+    return record.labels.map((label) => this.label(owner, repo, label));
+  }
+
   /** Labels on the issue; `undefined` when the issue does not exist. */
   listLabels(owner: string, repo: string, number: number): GitHubLabel[] | undefined {
     return this.record(owner, repo, number)?.labels.map((name) => this.label(owner, repo, name));
@@ -145,12 +176,20 @@ export class IssueTracker {
     owner: string,
     repo: string,
     number: number,
-  ): { commentsCreated: number; labelsAdded: number; labelRequests: number } {
+  ): {
+    commentsCreated: number;
+    labelsAdded: number;
+    labelRequests: number;
+    commentsDeleted: number;
+    labelsRemoved: number;
+  } {
     const r = this.record(owner, repo, number);
     return {
       commentsCreated: r?.commentsCreated ?? 0,
       labelsAdded: r?.labelsAdded ?? 0,
       labelRequests: r?.labelRequests ?? 0,
+      commentsDeleted: r?.commentsDeleted ?? 0,
+      labelsRemoved: r?.labelsRemoved ?? 0,
     };
   }
 

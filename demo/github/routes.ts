@@ -21,6 +21,8 @@ const ISSUES = /^\/repos\/([^/]+)\/([^/]+)\/issues$/;
 const ISSUE = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)$/;
 const COMMENTS = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/;
 const LABELS = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/labels$/;
+const LABEL = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/labels\/([^/]+)$/;
+const COMMENT = /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/(\d+)$/;
 
 /**
  * Matches a request to one of the GitHub REST routes the local server speaks, or `undefined`:
@@ -32,6 +34,8 @@ const LABELS = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/labels$/;
  * - `POST /repos/{owner}/{repo}/issues/{n}/comments` (`{ body }`) -> 201 comment
  * - `POST /repos/{owner}/{repo}/issues/{n}/labels` (`{ labels: [...] }` or `[...]`) -> 200 all labels
  * - `GET  /repos/{owner}/{repo}/issues/{n}/labels` -> labels, paginated
+ * - `DELETE /repos/{owner}/{repo}/issues/comments/{id}` -> 204 (404 when there is no such comment)
+ * - `DELETE /repos/{owner}/{repo}/issues/{n}/labels/{name}` -> 200 the labels left (404 when the label is not on it)
  */
 export function matchRoute(
   req: IncomingMessage,
@@ -98,6 +102,25 @@ export function matchRoute(
           return { status: 200, body: found(tracker.addLabels(owner, repo, number, labels as string[])) };
         },
       };
+  }
+  if ((m = COMMENT.exec(path)) && method === 'DELETE') {
+    const [owner, repo] = names(m);
+    const id = Number(m[3]);
+    return {
+      op: 'deleteComment',
+      handle: async () => {
+        if (!tracker.deleteComment(owner, repo, id)) throw new HttpError(404, 'Not Found');
+        return { status: 204, body: undefined };
+      },
+    };
+  }
+  if ((m = LABEL.exec(path)) && method === 'DELETE') {
+    const [owner, repo, number] = issueRef(m);
+    const name = decodeURIComponent(m[4] ?? '');
+    return {
+      op: 'removeLabel',
+      handle: async () => ({ status: 200, body: found(tracker.removeLabel(owner, repo, number, name)) }),
+    };
   }
   return undefined;
 }

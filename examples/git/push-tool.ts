@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { z } from 'zod';
 import { defaultEffectKey, defineEffectTool, effectKeyOf } from '@chamvi/temporal';
-import { checkRemoteEffect, pushEffectCommit, runGit } from '@chamvi/temporal/strategies';
+import { checkRemoteEffect, pushEffectCommit, revertEffectCommit, runGit } from '@chamvi/temporal/strategies';
 import { commitFile, type GitIdentity } from './commit-file.js';
 
 /** What the push tool needs. */
@@ -49,6 +49,9 @@ export interface PushResult {
  *   paused past its lease after its check pushes late against a head that has moved (another
  *   attempt pushed this effect meanwhile): the push is refused, the re-check finds the other
  *   attempt's trailer, and nothing is pushed twice.
+ *
+ * Its undo (`compensate`) pushes a revert commit the same way (`revertEffectCommit`: the trailer
+ * `Chamvi-Effect: <key>:compensate`, compare-and-swap), so a revert is pushed at most once too.
  */
 export function createGitPushTool(config: GitPushToolConfig) {
   const identity = config.identity ?? { name: 'chamvi-bot', email: 'chamvi-bot@users.noreply.local' };
@@ -79,7 +82,35 @@ export function createGitPushTool(config: GitPushToolConfig) {
       });
       return { commit: pushed.commit, branch: config.branch };
     },
+    alreadyCompensated: async (key): Promise<PushResult | undefined> => {
+      await ensureWorkDir();
+      const state = await checkRemoteEffect({ ...target, key });
+      return state.commit === undefined ? undefined : { commit: state.commit, branch: config.branch };
+    },
+    compensate: async (_pushed, _input, ctx): Promise<PushResult | { reverted: 'nothing' }> => {
+      await ensureWorkDir();
+      const effect = ctx.effect;
+      if (effect?.compensates === undefined) throw new TypeError('The push undo runs only as a compensation.');
+      const reverted = await revertEffectCommit({
+        ...target,
+        env: identityEnv(identity),
+        key: effect.compensates,
+        revertKey: effect.key,
+      });
+      return reverted.commit === undefined
+        ? { reverted: 'nothing' }
+        : { commit: reverted.commit, branch: config.branch };
+    },
   });
+}
+
+function identityEnv(identity: GitIdentity): Record<string, string> {
+  return {
+    GIT_AUTHOR_NAME: identity.name,
+    GIT_AUTHOR_EMAIL: identity.email,
+    GIT_COMMITTER_NAME: identity.name,
+    GIT_COMMITTER_EMAIL: identity.email,
+  };
 }
 
 /**

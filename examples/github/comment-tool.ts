@@ -35,6 +35,12 @@ export interface CommentResult {
   readonly commentId: number;
 }
 
+/** What the comment's undo returns: the comment it deleted, or none when it was gone already. */
+export interface UncommentResult {
+  readonly issue: number;
+  readonly deletedCommentId: number | null;
+}
+
 /**
  * The effect key: one comment per run, issue and model step. The body is left out on purpose: a
  * step redone after a crash may word the comment differently, but it is the same comment. The
@@ -65,6 +71,12 @@ export function commentEffectKey(
  * lands still posts, even when another attempt has meanwhile posted the comment: two comments.
  * Crashes never cause that; only such a pause (or a partition from the effect store) does.
  *
+ * Its undo (`compensate`, when the run's policy or `rollbackRun` asks for it) deletes the comment
+ * found by its signed marker (the original's key, `ctx.effect.compensates`), whichever attempt
+ * posted it; `alreadyCompensated` answers "undone" when no such comment is left. Deleting is
+ * idempotent on GitHub (a comment already gone answers 404, taken as done), so a crash between the
+ * delete and its record never deletes anything else.
+ *
  * A closure factory: call it once when the worker starts and register the tool in the agent; the
  * client and the secret stay in the worker process and never enter workflow history.
  */
@@ -89,5 +101,35 @@ export function createGitHubCommentTool(config: GitHubCommentToolConfig) {
       const created = await octokit.rest.issues.createComment({ owner, repo, issue_number: issue, body: text });
       return { issue, commentId: created.data.id };
     },
+    alreadyCompensated: (key, { issue }, ctx) =>
+      reconcileRemote<UncommentResult>(key, async () => {
+        const found = await markedComment(issue, originalKey(ctx));
+        return found === undefined ? verdict.applied({ issue, deletedCommentId: null }) : verdict.notApplied();
+      }),
+    compensate: async (_result, { issue }, ctx): Promise<UncommentResult> => {
+      const found = await markedComment(issue, originalKey(ctx));
+      if (found === undefined) return { issue, deletedCommentId: null };
+      try {
+        await octokit.rest.issues.deleteComment({ owner, repo, comment_id: found.id });
+      } catch (error) {
+        if ((error as { status?: unknown }).status !== 404) throw error;
+      }
+      return { issue, deletedCommentId: found.id };
+    },
   });
+
+  function markedComment(issue: number, key: string) {
+    return markerAppliedInPages(issueCommentPages(octokit, { owner, repo, issue }), {
+      key,
+      secret: markerSecret,
+      author: botLogin,
+    });
+  }
+}
+
+/** The key of the effect a compensation undoes. */
+function originalKey(ctx: ToolContext): string {
+  const key = ctx.effect?.compensates;
+  if (key === undefined) throw new TypeError('The comment undo runs only as a compensation (ctx.effect.compensates).');
+  return key;
 }

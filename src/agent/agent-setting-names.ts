@@ -46,6 +46,7 @@ export const OWN_FIELDS = [
   'maxSteps',
   'telemetry',
   'experimental_telemetry',
+  'compensateOn',
 ] as const;
 
 /** Settings no durable run can honour, with what to do instead. */

@@ -89,7 +89,10 @@ export function checkAgentSettings(
       ? ` Pass the settings the ToolLoopAgent was built from without it: defineAgent({ agent: { ...settings, ${setting}: undefined } }).`
       : '';
   const refuse = (setting: string, why: string, hint = '') =>
-    new UnsupportedAgentSettingError(setting, `${where}: the setting "${setting}" cannot be used: ${why}${hint}`);
+    new UnsupportedAgentSettingError({
+      setting,
+      message: `${where}: the setting "${setting}" cannot be used: ${why}${hint}`,
+    });
   for (const [key, value] of Object.entries(given)) {
     if (value === undefined || (OWN_FIELDS as readonly string[]).includes(key)) continue;
     if ((CALLBACK_SETTINGS as readonly string[]).includes(key)) {

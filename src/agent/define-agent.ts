@@ -38,8 +38,14 @@ export interface AgentDefinition<
    * or the ones given here. Default: none (the AI SDK's defaults).
    */
   readonly telemetry?: TelemetryOptions;
-  /** @deprecated AI SDK 6's name of {@link telemetry}; used when `telemetry` is not set. */
+  /** AI SDK 6's name of {@link telemetry}; used when `telemetry` is not set. @deprecated Use `telemetry`. */
   readonly experimental_telemetry?: TelemetryOptions;
+  /**
+   * When the agent's runs undo their applied effects themselves (each effect tool's `compensate`,
+   * last applied first): `'failure'`, `'cancel'`. A run's own `compensateOn` wins. Default: never.
+   * @beta
+   */
+  readonly compensateOn?: ReadonlyArray<'failure' | 'cancel'>;
   /** A `ToolLoopAgent`'s `id`: the name when `name` is not given (settings objects spread in carry it). */
   readonly id?: string;
 }
@@ -76,11 +82,14 @@ export interface Agent<TOOLS extends ToolSet = ToolSet> {
   readonly maxSteps: number;
   /** The AI SDK telemetry settings of its model calls (`telemetry`, or `experimental_telemetry`). */
   readonly telemetry?: TelemetryOptions;
+  /** When its runs undo their applied effects, unless a run says otherwise (see {@link AgentDefinition.compensateOn}). @beta */
+  readonly compensateOn?: ReadonlyArray<'failure' | 'cancel'>;
   /**
    * Its other `ToolLoopAgent` settings, checked (typed for any tool set: the model step calls them
    * with this agent's steps).
    */
   readonly settings: AgentSettings;
+  /** Brands a `defineAgent` result, which workers and `runAgent` check for. */
   readonly [AGENT]: true;
 }
 
@@ -121,6 +130,7 @@ export function defineAgent<
   if (maxSteps !== undefined && maxSteps !== Infinity && (!Number.isInteger(maxSteps) || maxSteps < 1)) {
     throw new TypeError(`${where}: maxSteps must be a positive integer or Infinity (got ${String(maxSteps)}).`);
   }
+  const compensateOn = compensateOnOf(where, given['compensateOn']);
   const tools = (given['tools'] ?? {}) as TOOLS;
   for (const [toolName, tool] of Object.entries(tools)) {
     if (typeof tool !== 'object' || tool === null) {
@@ -140,6 +150,7 @@ export function defineAgent<
     // As ToolLoopAgent: its default stop condition is isStepCount(20), which a stopWhen replaces.
     maxSteps: maxSteps ?? (settings.stopWhen !== undefined ? Infinity : DEFAULT_MAX_STEPS),
     ...(telemetry !== undefined ? { telemetry } : {}),
+    ...(compensateOn !== undefined ? { compensateOn } : {}),
     settings,
     [AGENT]: true as const,
   });
@@ -159,6 +170,17 @@ function resolveDefinition(definition: object): Readonly<Record<string, unknown>
   const settings = toolLoopAgentSettings(label, agent);
   const rest = Object.fromEntries(Object.entries(own).filter(([, value]) => value !== undefined));
   return { ...settings, ...rest };
+}
+
+/** `compensateOn` checked: a list of `'failure'` and `'cancel'`, frozen, or `undefined`. */
+function compensateOnOf(where: string, value: unknown): ReadonlyArray<'failure' | 'cancel'> | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.some((v) => v !== 'failure' && v !== 'cancel')) {
+    throw new TypeError(
+      `${where}: compensateOn must be a list of 'failure' and 'cancel' (got ${JSON.stringify(value)}).`,
+    );
+  }
+  return Object.freeze([...(value as Array<'failure' | 'cancel'>)]);
 }
 
 /** Whether `value` was made by {@link defineAgent}. */

@@ -40,6 +40,7 @@ export type RunAgentOptions = AgentPrompt & {
 
 /** What a run resolves with. @public */
 export interface AgentRunResult {
+  /** The run id, the prefix of its effect keys. */
   readonly runId: string;
   /** The model's final text. */
   readonly text: string;
@@ -47,7 +48,10 @@ export interface AgentRunResult {
   readonly output?: unknown;
   /** The AI SDK's step results. */
   readonly steps: ReadonlyArray<StepResult<ToolSet>>;
-  /** Every effect call in call order: key, tool and outcome (`recorded` | `reconciled` | `executed`). */
+  /**
+   * Every effect call in call order: key, tool and outcome (`recorded` | `reconciled` | `executed`),
+   * with those of its sub-agents (agent tools) as each sub-agent run ends.
+   */
   readonly effects: EffectCallReport[];
 }
 
@@ -77,6 +81,20 @@ export async function runAgent(agent: Agent, options: RunAgentOptions): Promise<
   const tools = wrapToolsForRun(agent.tools, ctx, options.store, options.allow, {
     onReport: (report) => effects.push(report),
     ...(options.logger ? { logger: options.logger } : {}),
+    // A sub-agent runs here, on the same store, and its effect calls join this run's list.
+    runSubAgent: async (sub, { prompt, runId: subRunId }) => {
+      const result = await runAgent(sub, {
+        prompt,
+        runId: subRunId,
+        store: options.store,
+        trigger: { parent: { runId, agent: agent.name } },
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.logger ? { logger: options.logger } : {}),
+        ...(options.allow ? { allow: options.allow } : {}),
+      });
+      effects.push(...result.effects);
+      return result.text;
+    },
   });
   const prompt = options.messages !== undefined ? { messages: options.messages } : { prompt: options.prompt ?? '' };
   // The agent's ToolLoopAgent settings go to the AI SDK's own loop as they are (checked by defineAgent).

@@ -24,18 +24,18 @@ export type ToolLoopAgentSource<
  */
 export function toolLoopAgentSettings(where: string, source: unknown): Readonly<Record<string, unknown>> {
   if (typeof source !== 'object' || source === null) {
-    throw new UnsupportedAgentSettingError(
-      'agent',
-      `${where}: agent must be an AI SDK ToolLoopAgent or its settings object (got ${source === null ? 'null' : typeof source}).`,
-    );
+    throw new UnsupportedAgentSettingError({
+      setting: 'agent',
+      message: `${where}: agent must be an AI SDK ToolLoopAgent or its settings object (got ${source === null ? 'null' : typeof source}).`,
+    });
   }
   if (!isAgentInstance(source)) return source as Record<string, unknown>;
   const settings = (source as { settings?: unknown }).settings;
   if (typeof settings !== 'object' || settings === null || !('model' in settings)) {
-    throw new UnsupportedAgentSettingError(
-      'agent',
-      `${where}: this ToolLoopAgent does not show its settings where AI SDK 7.0 keeps them; pass the settings object you built it from instead: defineAgent({ name, agent: settings }).`,
-    );
+    throw new UnsupportedAgentSettingError({
+      setting: 'agent',
+      message: `${where}: this ToolLoopAgent does not show its settings where AI SDK 7.0 keeps them; pass the settings object you built it from instead: defineAgent({ name, agent: settings }).`,
+    });
   }
   return settings;
 }

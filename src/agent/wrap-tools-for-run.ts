@@ -4,6 +4,9 @@ import { assertNoStrayHooks, EFFECT_TOOL, isEffectTool, type EffectTool } from '
 import type { EffectCallReport, EffectLogger } from '../effects/effect-report.js';
 import { applyEffect, type EffectEnv } from '../effects/effect-protocol.js';
 import { ToolNotAllowedError } from '../errors/errors.js';
+import { stepIndex } from '../effects/step-index.js';
+import { agentToolOf, agentToolPrompt, childCallId, type AgentToolSpec } from './agent-tool.js';
+import type { Agent } from './define-agent.js';
 import type { IEffectStore } from '../stores/effect-store.js';
 
 /** Re-checks every call: `false` refuses it with a {@link ToolNotAllowedError}. */
@@ -14,6 +17,11 @@ export interface WrapOptions extends Omit<EffectEnv, 'store'> {
   /** Told about every effect call once it has an outcome. */
   readonly onReport?: (report: EffectCallReport) => void;
   readonly logger?: EffectLogger;
+  /**
+   * Runs an agent tool's sub-agent to its end and answers its final text (`runAgent` sets it).
+   * Without it agent tools pass through as they are, and their `execute` throws.
+   */
+  readonly runSubAgent?: (agent: Agent, run: { readonly prompt: string; readonly runId: string }) => Promise<string>;
 }
 
 type AnyTool = Tool<unknown, unknown, ToolContext>;
@@ -53,7 +61,10 @@ export function wrapToolsForRun<TOOLS extends ToolSet>(
   const wrapped: Record<string, unknown> = {};
   for (const [name, tool] of Object.entries(tools)) {
     assertNoStrayHooks(name, tool, 'wrapToolsForRun');
-    if (isEffectTool(tool)) wrapped[name] = wrapEffectTool(name, tool, runCtx, { ...options, store }, allow);
+    const sub = agentToolOf(tool);
+    if (sub !== undefined && options.runSubAgent !== undefined)
+      wrapped[name] = wrapAgentTool(name, tool as AnyTool, sub, runCtx, options.runSubAgent, allow);
+    else if (isEffectTool(tool)) wrapped[name] = wrapEffectTool(name, tool, runCtx, { ...options, store }, allow);
     else if (allow !== undefined && typeof tool.execute === 'function')
       wrapped[name] = guardTool(name, tool as AnyTool, allow);
     else wrapped[name] = tool;
@@ -77,6 +88,26 @@ function guardTool(name: string, tool: AnyTool, allow: AllowTool): AnyTool {
         return execute(input, opts);
       };
   return { ...tool, execute: guarded };
+}
+
+/** An agent tool whose calls run its sub-agent with the run id a worker would derive for them. */
+function wrapAgentTool(
+  name: string,
+  tool: AnyTool,
+  sub: AgentToolSpec,
+  ctx: ToolContext,
+  runSubAgent: NonNullable<WrapOptions['runSubAgent']>,
+  allow: AllowTool | undefined,
+): AnyTool {
+  const execute: Execute = async (input, options) => {
+    checkAllowed(name, allow);
+    const prompt = agentToolPrompt(name, sub, input);
+    return runSubAgent(sub.agent, {
+      prompt,
+      runId: `${ctx.run.runId}:${childCallId(name, stepIndex(options), input)}`,
+    });
+  };
+  return { ...tool, execute };
 }
 
 function wrapEffectTool(

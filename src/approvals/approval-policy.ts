@@ -19,7 +19,9 @@ export type ApprovalStatus =
 
 /** What a per-tool approval function gets besides the input (AI SDK 7's `SingleToolApprovalFunction` options). @public */
 export interface ToolApprovalCallOptions {
+  /** The tool call id of the call. */
   readonly toolCallId: string;
+  /** The conversation so far, as the model step sent it to the model. */
   readonly messages: ModelMessage[];
   /** The run's ToolContext (AI SDK 7 calls it the tool context). */
   readonly toolContext: ToolContext;

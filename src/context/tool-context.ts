@@ -20,15 +20,48 @@ export interface RunInfo {
 }
 
 /**
- * What effect tools see of the run: `effectKey(input, ctx, options)`,
- * `alreadyApplied(key, input, ctx)` and `execute` (as `options.context`) get the same object.
+ * The effect call a context is handed to, as `ctx.effect`: what the engine tells an effect tool's
+ * `alreadyApplied` and `execute` about the call they serve. Enumerable, so it shows in logs and a
+ * spread of the context (or of the call options holding it) keeps it.
+ * @public
+ */
+export interface EffectCallInfo {
+  /**
+   * The call's effect key: what `effectKey` returned, or the default key. Embed it in what
+   * `execute` creates (`effectMarker(key)`, an `Idempotency-Key`, a message id), so the key and
+   * the marker never disagree.
+   */
+  readonly key: string;
+  /**
+   * The fence number of the claim under which the call runs, on stores with claims (absent on a
+   * plain `IEffectStore`): it grows every time another attempt takes the key over, so a remote that
+   * remembers the highest fence it has seen per key can refuse a write from an older attempt (see
+   * `effectFenceOf`).
+   */
+  readonly fence?: number;
+  /** The model step the call belongs to: the number of assistant messages before it (see `stepIndex`). */
+  readonly step: number;
+  /**
+   * Set on a compensation (`compensate`, `alreadyCompensated`): the key of the effect it undoes;
+   * `key` is then the compensation's own key, `<compensates>:compensate`.
+   * @beta
+   */
+  readonly compensates?: string;
+}
+
+/**
+ * What effect tools see of the run: `effectKey(input, ctx, options)` gets the run's context, and
+ * `alreadyApplied(key, input, ctx)` and `execute` (as `options.context`) get one object for the
+ * call: the run's context with {@link EffectCallInfo} as `ctx.effect` (the same `run`, `state` and
+ * `artifacts`).
  *
  * Reading a field of the former `RunContext` (`ctx.runId`, `ctx.agent`, `ctx.trigger`,
  * `ctx.signal`) throws a {@link LegacyContextFieldError} rather than reading `undefined`; those guards are
- * non-enumerable, so the context still serialises as JSON. Every context the library hands to the
- * hooks is guarded: one made by {@link createToolContext} carries the guards itself, and a plain
- * object given to `wrapToolsForRun` reaches the hooks through a guarded view of it (see
- * {@link guardToolContext}). (A type alias rather than an interface so that it satisfies the AI
+ * not own fields, so the context still serialises as JSON. Every context the library hands to the
+ * hooks is guarded: one made by {@link createToolContext} carries the guards itself, a plain object
+ * given to `wrapToolsForRun` reaches `effectKey` through a guarded view of it (see
+ * {@link guardToolContext}), and the context of one call carries them like one made by
+ * `createToolContext`. (A type alias rather than an interface so that it satisfies the AI
  * SDK's `Context` record type.)
  * @public
  */
@@ -38,6 +71,12 @@ export type ToolContext<State extends RunData = RunData> = {
   readonly state: State;
   /** Named artifacts handed to the run (documents, file contents, ids), as given when it started (default `{}`). */
   readonly artifacts: RunData;
+  /**
+   * The effect call this context is handed to: set on the context an effect tool's
+   * `alreadyApplied` and `execute` get; absent in `effectKey` (which computes the key) and for
+   * plain tools. A field of that name on a context of your own is replaced there.
+   */
+  readonly effect?: EffectCallInfo;
 };
 
 /** What {@link createToolContext} needs; everything but `runId` and `agent` is optional. */
@@ -53,7 +92,28 @@ export interface ToolContextInit<State extends RunData = RunData> {
 const LEGACY_FIELDS = ['runId', 'agent', 'trigger', 'signal'] as const;
 const LEGACY_FIELD_SET: ReadonlySet<string | symbol> = new Set(LEGACY_FIELDS);
 
-/** Contexts known to throw on a legacy field read: made by createToolContext, or views made by guardToolContext. */
+/**
+ * The prototype of the contexts this module builds: a throwing getter for each field of the former `RunContext`, so
+ * reading one fails loudly, while JSON, spreads and `Object.keys` see the own fields only. An own
+ * field of that name (a user's `signal`) shadows it.
+ */
+const LEGACY_GUARDS: object = Object.freeze(
+  Object.defineProperties(
+    {},
+    Object.fromEntries(
+      LEGACY_FIELDS.map((field) => [
+        field,
+        {
+          get(): never {
+            throw new LegacyContextFieldError(field);
+          },
+        },
+      ]),
+    ),
+  ),
+);
+
+/** Contexts known to throw on a legacy field read: made by createToolContext or effectCallContext, or views made by guardToolContext. */
 const guarded = new WeakSet<object>();
 
 /** Builds a {@link ToolContext} with the legacy-field guards in place. */
@@ -69,19 +129,28 @@ export function createToolContext<State extends RunData = RunData>(init: ToolCon
     agent: init.agent,
     signal: init.signal ?? new AbortController().signal,
   });
-  const ctx = { run, state: init.state ?? ({} as State), artifacts: init.artifacts ?? {} };
-  for (const field of LEGACY_FIELDS) {
-    Object.defineProperty(ctx, field, {
-      enumerable: false,
-      get() {
-        throw new LegacyContextFieldError(field);
-      },
-    });
-  }
-  const frozen = Object.freeze(ctx);
+  const ctx = { __proto__: LEGACY_GUARDS, run, state: init.state ?? ({} as State), artifacts: init.artifacts ?? {} };
+  const frozen = Object.freeze(ctx) as ToolContext<State>;
   guarded.add(frozen);
   return frozen;
 }
+
+/**
+ * The context of one effect call: a plain object with `ctx`'s own enumerable fields (as they are
+ * now: a copy, not a view) and `effect` (frozen), guarded against legacy-field reads like `ctx`,
+ * frozen when `ctx` is. A copy so that spreads, JSON and logs show `effect`: a field set on it does
+ * not reach `ctx` (its `state` and `artifacts` are `ctx`'s own objects, so writes into them do),
+ * and `ctx`'s prototype and non-enumerable fields are not copied.
+ */
+export function effectCallContext<C extends ToolContext>(ctx: C, effect: EffectCallInfo): C {
+  const call = { __proto__: LEGACY_GUARDS, ...ctx, effect: Object.freeze(effect) } as unknown as C;
+  guarded.add(call);
+  callBases.set(call, ctx);
+  return Object.isFrozen(ctx) ? Object.freeze(call) : call;
+}
+
+/** The run context each call context was made from: a run nested in a call runs in that one, without the call's `effect`. */
+const callBases = new WeakMap<object, ToolContext>();
 
 /**
  * The context the hooks of a run get: `ctx` itself when it already carries the legacy-field guards
@@ -97,9 +166,17 @@ export function createToolContext<State extends RunData = RunData>(init: ToolCon
  *   `RunContext`, a context missing `run`): every effect key of the run starts with it.
  */
 export function guardToolContext<C extends ToolContext>(ctx: C, where: string): C {
+  const base = typeof ctx === 'object' && ctx !== null ? callBases.get(ctx) : undefined;
+  // Its `effect` names the outer call: a nested run's calls must count their own steps and keys.
+  if (base !== undefined) return guardToolContext(base as C, where);
+  if (typeof ctx === 'object' && ctx !== null && Object.hasOwn(ctx, 'effect')) {
+    // A copy of a call context (validated by a contextSchema, spread by user code): the same, by value.
+    const { effect: _outerCall, ...run } = ctx;
+    return guardToolContext(run as C, where);
+  }
   if (typeof ctx === 'object' && ctx !== null && guarded.has(ctx)) return ctx;
   const runId = (ctx as { run?: { runId?: unknown } } | null | undefined)?.run?.runId;
-  if (typeof runId !== 'string' || runId.length === 0) throw new InvalidToolContextError(where, ctx);
+  if (typeof runId !== 'string' || runId.length === 0) throw new InvalidToolContextError({ where, ctx });
   const view = new Proxy(ctx, {
     get(target, property, receiver) {
       if (LEGACY_FIELD_SET.has(property) && !(property in target)) {

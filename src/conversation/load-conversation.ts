@@ -4,6 +4,7 @@ import { ConversationLog, messagesOf } from './conversation-log.js';
 
 /** What {@link loadConversation} reads: an agent run's output or progress, or just its run id and conversation reference. @public */
 export interface ConversationSource {
+  /** The run id the conversation belongs to. */
   readonly runId: string;
   /** The key of the conversation's last stored entry, and the messages not stored yet. */
   readonly conversation: { readonly head?: string; readonly pending?: readonly unknown[] };

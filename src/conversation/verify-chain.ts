@@ -19,9 +19,9 @@ export function verifiedChain(
   head: string,
   loaded: readonly ConversationEntry[] | undefined,
 ): ConversationEntry[] {
-  if (loaded === undefined || loaded.length === 0) throw new ConversationEntryMissingError(runId, head);
+  if (loaded === undefined || loaded.length === 0) throw new ConversationEntryMissingError({ runId, key: head });
   const corrupt = (key: unknown, problem: string) =>
-    new ConversationEntryCorruptError(runId, typeof key === 'string' ? key : head, problem);
+    new ConversationEntryCorruptError({ runId, key: typeof key === 'string' ? key : head, problem });
   const chain: ConversationEntry[] = [];
   const seen = new Set<string>();
   let expected = head;
@@ -48,6 +48,6 @@ export function verifiedChain(
     expected = parent;
   }
   if (seen.has(expected)) throw corrupt(expected, 'the parent links run in a cycle');
-  if (expected !== conversationRoot(runId)) throw new ConversationEntryMissingError(runId, expected);
+  if (expected !== conversationRoot(runId)) throw new ConversationEntryMissingError({ runId, key: expected });
   return chain.reverse();
 }

@@ -9,7 +9,7 @@ import { InvalidEffectToolError } from '../errors/errors.js';
  */
 export const EFFECT_TOOL = Symbol.for('@chamvi/temporal/effect-tool');
 
-/** The two optional hooks an effect tool adds to an AI SDK tool definition. @public */
+/** The optional hooks an effect tool adds to an AI SDK tool definition. @public */
 export interface EffectToolHooks<INPUT, OUTPUT, CONTEXT extends ToolContext = ToolContext> {
   /**
    * The effect key of a call: calls with equal keys are one effect, applied at most once.
@@ -31,6 +31,27 @@ export interface EffectToolHooks<INPUT, OUTPUT, CONTEXT extends ToolContext = To
     input: INPUT,
     ctx: CONTEXT,
   ) => NoInfer<OUTPUT> | undefined | PromiseLike<NoInfer<OUTPUT> | undefined>;
+  /**
+   * Undoes what `execute` did (deletes the comment, removes the label, reverts the push), given the
+   * recorded result of the call, its input and the run's context. Runs when the run's policy says
+   * so (`compensateOn`) or on `rollbackRun`, for applied calls only, in reverse order of
+   * application. A compensation is an effect itself, keyed `<key>:compensate` (`ctx.effect.key`),
+   * and runs through the same protocol: recorded, claim, `alreadyCompensated`, compensate, record;
+   * so it applies at most once where `alreadyCompensated` can see the undo. What it returns is
+   * recorded (JSON). Throwing records nothing; the compensation is retried, then reported
+   * `compensation-failed`.
+   * @beta
+   */
+  compensate?: (result: NoInfer<OUTPUT>, input: INPUT, ctx: CONTEXT) => unknown;
+  /**
+   * Asked before `compensate` when the store holds no record of the compensation: is the undo
+   * already done remotely (by an attempt that crashed before recording it)? Any answer other than
+   * `undefined` is recorded as the compensation's result (origin `reconciled`) and `compensate`
+   * does not run. `key` is the compensation's key (`<key>:compensate`); the original's is
+   * `ctx.effect.compensates`.
+   * @beta
+   */
+  alreadyCompensated?: (key: string, input: INPUT, ctx: CONTEXT) => unknown;
 }
 
 /** What {@link defineEffectTool} takes: an AI SDK tool definition with `execute`, plus the hooks. @public */
@@ -83,7 +104,7 @@ export function defineEffectTool<INPUT, OUTPUT, CONTEXT extends ToolContext = To
       'defineEffectTool: execute is missing. An effect tool must apply its effect itself; add execute(input, { context }) to the definition.',
     );
   }
-  for (const hook of ['effectKey', 'alreadyApplied'] as const) {
+  for (const hook of EFFECT_HOOKS) {
     if (def[hook] !== undefined && typeof def[hook] !== 'function') {
       throw new InvalidEffectToolError(
         `defineEffectTool: ${hook} must be a function when given (got ${typeof def[hook]}).`,
@@ -92,6 +113,8 @@ export function defineEffectTool<INPUT, OUTPUT, CONTEXT extends ToolContext = To
   }
   return { ...definition, [EFFECT_TOOL]: true } as EffectTool<INPUT, OUTPUT, CONTEXT>;
 }
+
+const EFFECT_HOOKS = ['effectKey', 'alreadyApplied', 'compensate', 'alreadyCompensated'] as const;
 
 /** Whether `value` is an effect tool (by brand, so it works across realms and library copies). */
 export function isEffectTool(value: unknown): value is EffectTool<unknown, unknown, ToolContext> {
@@ -109,9 +132,7 @@ export function isEffectTool(value: unknown): value is EffectTool<unknown, unkno
  */
 export function assertNoStrayHooks(toolName: string, tool: unknown, where: string): void {
   if (typeof tool !== 'object' || tool === null || isEffectTool(tool)) return;
-  const hooks = (['effectKey', 'alreadyApplied'] as const).filter(
-    (hook) => (tool as Partial<EffectToolHooks<unknown, unknown>>)[hook] !== undefined,
-  );
+  const hooks = EFFECT_HOOKS.filter((hook) => (tool as Partial<EffectToolHooks<unknown, unknown>>)[hook] !== undefined);
   if (hooks.length === 0) return;
   throw new InvalidEffectToolError(
     `${where}: tool "${toolName}" has ${hooks.join(' and ')} but is not an effect tool (it lost the effect-tool brand: copied field by field, or defined with tool() instead of defineEffectTool()). As a plain tool it would run execute on every call and retry, ignoring ${hooks.join(' and ')}. Define it with defineEffectTool({ ...${toolName}, description: '…' }) (a spread of an effect tool keeps the brand), or drop ${hooks.join(' and ')} if it has no effect to guard.`,

@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { InvalidEffectKeyError } from '../errors/errors.js';
 import { canonicalJson } from '../json/canonical-json.js';
+import type { EffectCall } from './effect-protocol.js';
 
 /**
  * Hex SHA-256 of the canonical JSON of `input`: the input fingerprint kept with each record.
@@ -27,11 +28,48 @@ export function inputFingerprint(input: unknown): string {
  * @public
  */
 export function defaultEffectKey(runId: string, toolName: string, input: unknown): string {
-  return `${runId}:${toolName}:${inputFingerprint(input)}`;
+  return defaultEffectKeyOf(runId, toolName, inputFingerprint(input));
+}
+
+/** {@link defaultEffectKey} from the input's fingerprint ({@link inputFingerprint}), when it is already known. */
+function defaultEffectKeyOf(runId: string, toolName: string, fingerprint: string): string {
+  return `${runId}:${toolName}:${fingerprint}`;
 }
 
 /** Checks what a custom `effectKey` returned: a non-empty string, or an {@link InvalidEffectKeyError}. */
 export function assertEffectKey(toolName: string, key: unknown): string {
-  if (typeof key !== 'string' || key.length === 0) throw new InvalidEffectKeyError(toolName, key);
+  if (typeof key !== 'string' || key.length === 0) throw new InvalidEffectKeyError({ toolName, got: key });
   return key;
+}
+
+/** A call's effect key, with the input's fingerprint when computing the key hashed the input. */
+export interface CallKey {
+  readonly key: string;
+  /** Hex SHA-256 of the canonical JSON input: the last 64 characters of a default key. */
+  readonly fingerprint?: string;
+}
+
+/** The effect key of a call: the tool's `effectKey`, checked, or the default key. */
+export async function resolveEffectKey(call: EffectCall): Promise<string> {
+  return (await resolveCallKey(call)).key;
+}
+
+/**
+ * {@link resolveEffectKey} with the fingerprint a default key is built from, so the protocol does
+ * not hash the input again; without a promise when no hook has to be awaited (the common case).
+ */
+export function resolveCallKey(call: EffectCall): CallKey | Promise<CallKey> {
+  const { tool, toolName, input, ctx, options } = call;
+  if (call.key !== undefined) {
+    const key = assertEffectKey(toolName, call.key);
+    return call.fingerprint === undefined ? { key } : { key, fingerprint: call.fingerprint };
+  }
+  if (tool.effectKey === undefined) {
+    const fingerprint = inputFingerprint(input);
+    return { key: defaultEffectKeyOf(ctx.run.runId, toolName, fingerprint), fingerprint };
+  }
+  const custom = tool.effectKey(input, ctx, options);
+  return typeof custom === 'string'
+    ? { key: assertEffectKey(toolName, custom) }
+    : Promise.resolve(custom).then((key) => ({ key: assertEffectKey(toolName, key) }));
 }

@@ -1,26 +1,24 @@
 import type { ToolExecutionOptions } from 'ai';
-import type { ToolContext } from '../context/tool-context.js';
+import { effectCallContext, type ToolContext } from '../context/tool-context.js';
 import { EffectClaimLostError, EffectResultNotSerializableError } from '../errors/errors.js';
-import type { ClaimRequest, EffectRecord, EffectRecordInput, IEffectStore } from '../stores/effect-store.js';
+import type {
+  EffectClaims,
+  EffectOrigin,
+  EffectRecord,
+  EffectRecordInput,
+  IEffectStore,
+} from '../stores/effect-store.js';
 import { hasClaims } from '../stores/effect-store.js';
+import { Claim, nextOwner } from './claim.js';
 import type { EffectTool } from './define-effect-tool.js';
-import {
-  assertStillOwner,
-  claimKey,
-  DEFAULT_BUSY_WAIT_MS,
-  DEFAULT_LEASE_MS,
-  nextOwner,
-  releaseQuietly,
-  type Lease,
-} from './effect-lease.js';
-import { awaitSharedCall } from './shared-call.js';
-import { assertEffectKey, defaultEffectKey, inputFingerprint } from './effect-key.js';
+import { inputFingerprint, resolveCallKey, type CallKey } from './effect-key.js';
 import type { EffectEvent } from './effect-event.js';
-import type { EffectCallReport, EffectLogger, EffectOutcome } from './effect-report.js';
+import { consoleEffectLogger, type EffectCallReport, type EffectLogger, type EffectOutcome } from './effect-report.js';
 import { recordedResult, runExecute, unserializableReason } from './effect-result.js';
-import { consoleEffectLogger } from './effect-report.js';
+import { abortGraceOption, DEFAULT_BUSY_WAIT_MS, DEFAULT_LEASE_MS } from './effect-settings.js';
 import { inFlightCalls } from './in-flight.js';
-import { abortGraceOption, keepLease } from './lease-keeper.js';
+import { awaitSharedCall } from './shared-call.js';
+import { stepIndex } from './step-index.js';
 import { describeError, storeFailure } from './store-failure.js';
 
 /** Where and how one effect call runs. Only `store` is required. */
@@ -57,7 +55,11 @@ export interface EffectEnv {
    * an identical call is in flight in this process (for metrics; the wait itself is `busyWaitMs`).
    */
   readonly onBusyWait?: (key: string) => void;
-  /** Told each step of the protocol as it happens (claim, `alreadyApplied`, execute, record; see {@link EffectEvent}). */
+  /**
+   * Told each step of the protocol as it happens (claim, `alreadyApplied`, execute, record; see
+   * {@link EffectEvent}). What it throws is logged and ignored: an observer cannot change the
+   * outcome of a call (a throw after `execute` must not lose the record of an applied effect).
+   */
   readonly observe?: (event: EffectEvent) => void;
 }
 
@@ -66,10 +68,17 @@ export interface EffectCall<INPUT = unknown, OUTPUT = unknown> {
   readonly tool: EffectTool<INPUT, OUTPUT>;
   readonly toolName: string;
   readonly input: INPUT;
+  /** The run's context; `alreadyApplied` and `execute` get it with `ctx.effect` set. */
   readonly ctx: ToolContext;
   readonly options: ToolExecutionOptions<ToolContext>;
   /** The effect key, when already computed (the Temporal engine computes it once per step). */
   readonly key?: string;
+  /** With `key`: the input's fingerprint, when computing the key produced it (see `resolveCallKey`). */
+  readonly fingerprint?: string;
+  /** The model step of the call, when the caller knows it without counting `options.messages` (see `stepIndex`). */
+  readonly step?: number;
+  /** A compensation: the key of the effect it undoes (`ctx.effect.compensates`). */
+  readonly compensates?: string;
 }
 
 /** How a call ended: its result, the report, and the record still to write when the write failed. */
@@ -77,22 +86,6 @@ export interface EffectResolution<OUTPUT = unknown> {
   readonly result: OUTPUT;
   readonly report: EffectCallReport;
   readonly unrecorded?: { readonly key: string; readonly record: EffectRecordInput };
-}
-
-/** The effect key of a call: the tool's `effectKey`, checked, or the default key. */
-export async function resolveEffectKey(call: EffectCall): Promise<string> {
-  return effectKeyOfCall(call);
-}
-
-/** {@link resolveEffectKey} without a promise when no hook has to be awaited (the common case). */
-function effectKeyOfCall(call: EffectCall): string | Promise<string> {
-  const { tool, toolName, input, ctx, options } = call;
-  if (call.key !== undefined) return assertEffectKey(toolName, call.key);
-  if (tool.effectKey === undefined) return defaultEffectKey(ctx.run.runId, toolName, input);
-  const custom = tool.effectKey(input, ctx, options);
-  return typeof custom === 'string'
-    ? assertEffectKey(toolName, custom)
-    : Promise.resolve(custom).then((key) => assertEffectKey(toolName, key));
 }
 
 /**
@@ -104,15 +97,16 @@ function effectKeyOfCall(call: EffectCall): string | Promise<string> {
  *    (up to `busyWaitMs`), never executed beside;
  * 3. remote: `alreadyApplied(key, input, ctx)`; an answer other than `undefined` is recorded
  *    (origin `reconciled`) and returned;
- * 4. execute: the claim is renewed and `ctx.run.signal` checked, then `execute` runs (an async
- *    iterable passes each value to `onChunk`; its last value is the result);
+ * 4. execute: the claim is checked one last time and `ctx.run.signal` checked, then `execute` runs
+ *    (an async iterable passes each value to `onChunk`; its last value is the result);
  * 5. record (origin `executed`). A failing write after the effect is logged and the call still
  *    succeeds, with `unrecorded` set so the caller can write it later.
  *
- * A throw in 3 or 4 records nothing and releases the claim, so a later retry can still apply the
- * effect. A store that cannot be read before the effect fails the call (`EffectStoreError`,
- * retryable) and nothing runs. Identical calls (same store, same key) in flight in this process at
- * the same time share one application; the sharers report `recorded`.
+ * `alreadyApplied` and `execute` get the run's context with `ctx.effect` (the key, the claim's
+ * fence, the step). A throw in 3 or 4 records nothing and releases the claim, so a later retry can
+ * still apply the effect. A store that cannot be read before the effect fails the call
+ * (`EffectStoreError`, retryable) and nothing runs. Identical calls (same store, same key) in
+ * flight in this process at the same time share one application; the sharers report `recorded`.
  */
 export async function applyEffect<INPUT, OUTPUT>(
   call: EffectCall<INPUT, OUTPUT>,
@@ -120,16 +114,16 @@ export async function applyEffect<INPUT, OUTPUT>(
   onChunk?: (chunk: OUTPUT) => void,
 ): Promise<EffectResolution<OUTPUT>> {
   const anyCall = call as unknown as EffectCall;
-  const maybeKey = effectKeyOfCall(anyCall);
-  const key = typeof maybeKey === 'string' ? maybeKey : await maybeKey;
+  const maybeKey = resolveCallKey(anyCall);
+  const callKey = 'then' in maybeKey ? await maybeKey : maybeKey;
   const calls = inFlightCalls(env.store);
-  const running = calls.get(key);
+  const running = calls.get(callKey.key);
   if (running !== undefined) {
-    env.onBusyWait?.(key);
-    env.observe?.({ type: 'claim', result: 'busy' });
+    env.onBusyWait?.(callKey.key);
+    tell(env, env.logger ?? consoleEffectLogger, { type: 'claim', result: 'busy' });
     const resolution = (await awaitSharedCall(
       running,
-      key,
+      callKey.key,
       env.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS,
       call.ctx.run.signal,
     )) as EffectResolution<OUTPUT>;
@@ -143,71 +137,251 @@ export async function applyEffect<INPUT, OUTPUT>(
       },
     };
   }
-  const applying = runProtocol(anyCall, key, env, onChunk as ((chunk: unknown) => void) | undefined);
-  calls.set(key, applying);
+  const applying = runProtocol(toApplying(anyCall, callKey, env, onChunk as ((chunk: unknown) => void) | undefined));
+  calls.set(callKey.key, applying);
   try {
     return (await applying) as EffectResolution<OUTPUT>;
   } finally {
-    calls.delete(key);
+    calls.delete(callKey.key);
   }
 }
 
-async function runProtocol(
+/** One call on its way through the protocol: the call, its key, and its settings with their defaults. */
+interface Applying {
+  readonly call: EffectCall;
+  readonly key: string;
+  /**
+   * The input's fingerprint, recorded with the claim and the record (the one the key came with,
+   * else hashed here); none for an input canonical JSON refuses.
+   */
+  readonly fingerprint: string | undefined;
+  readonly env: EffectEnv;
+  readonly attempt: number;
+  readonly logger: EffectLogger;
+  readonly abortGraceMs: number;
+  readonly signal: AbortSignal;
+  readonly onChunk: ((chunk: unknown) => void) | undefined;
+  /** Tells `env.observe` an event; never throws. */
+  readonly tell: (event: EffectEvent) => void;
+}
+
+function toApplying(
   call: EffectCall,
-  key: string,
+  { key, fingerprint }: CallKey,
   env: EffectEnv,
   onChunk: ((chunk: unknown) => void) | undefined,
-): Promise<EffectResolution> {
-  const { store } = env;
-  const abortGraceMs = abortGraceOption('applyEffect', env.abortGraceMs);
-  const claims = hasClaims(store) ? store : undefined;
-  const logger = env.logger ?? consoleEffectLogger;
-  const attempt = env.attempt ?? 1;
+): Applying {
+  return {
+    call,
+    key,
+    fingerprint: fingerprint ?? safeFingerprint(call.input),
+    env,
+    attempt: env.attempt ?? 1,
+    logger: env.logger ?? consoleEffectLogger,
+    abortGraceMs: abortGraceOption('applyEffect', env.abortGraceMs),
+    signal: call.ctx.run.signal,
+    onChunk,
+    tell: (event) => tell(env, env.logger ?? consoleEffectLogger, event),
+  };
+}
 
-  // A claim store answers "recorded" from the claim itself, so the common path (a new key) takes
-  // one round trip less: claim, complete. Plain stores are read first.
-  if (claims === undefined) {
-    let existing: EffectRecord | undefined;
-    try {
-      existing = await store.get(key);
-    } catch (error) {
-      throw storeFailure(error, key, 'read');
-    }
-    if (existing !== undefined) return recorded(existing, call, key, attempt);
+function tell(env: EffectEnv, logger: EffectLogger, event: EffectEvent): void {
+  if (env.observe === undefined) return;
+  try {
+    env.observe(event);
+  } catch (error) {
+    logger.warn('An effect observer threw; the call goes on without it.', {
+      event: event.type,
+      error: describeError(error),
+    });
   }
+}
 
-  // A default key ends in the input fingerprint: reuse it instead of hashing the input a second time.
-  const fingerprint =
-    call.tool.effectKey === undefined && call.key === undefined ? key.slice(-64) : safeFingerprint(call.input);
-  let lease: Lease | undefined;
-  if (claims !== undefined) {
-    const request: ClaimRequest = {
+function runProtocol(p: Applying): Promise<EffectResolution> {
+  const { store } = p.env;
+  return hasClaims(store) ? withClaims(p, store) : withoutClaims(p, store);
+}
+
+/**
+ * A store with claims. The claim answers "recorded" itself, so the common path (a new key) takes
+ * one round trip less than a read first: claim, complete. Its lease is kept alive from the claim
+ * until the effect returned, so a slow `alreadyApplied` keeps it too; a throw gives it back.
+ */
+async function withClaims(p: Applying, store: IEffectStore & EffectClaims): Promise<EffectResolution> {
+  const { call, key, env } = p;
+  const claim = await Claim.acquire(
+    store,
+    key,
+    {
       owner: env.owner ?? nextOwner(),
       leaseMs: env.leaseMs ?? DEFAULT_LEASE_MS,
       toolName: call.toolName,
       runId: call.ctx.run.runId,
-      attempt,
-      fingerprint,
-    };
-    const claimed = await claimKey(
-      claims,
-      key,
-      request,
-      env.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS,
-      call.ctx.run.signal,
-      env.onBusyWait === undefined && env.observe === undefined
-        ? undefined
-        : () => {
-            env.onBusyWait?.(key);
-            env.observe?.({ type: 'claim', result: 'busy' });
-          },
-    );
-    if ('record' in claimed) return recorded(claimed.record, call, key, attempt);
-    lease = claimed.lease;
-    env.observe?.({ type: 'claim', result: claimed.takeover ? 'takeover' : 'acquired', fence: lease.token.fence });
+      attempt: p.attempt,
+      fingerprint: p.fingerprint,
+    },
+    {
+      busyWaitMs: env.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS,
+      signal: p.signal,
+      ...(env.onBusyWait === undefined && env.observe === undefined
+        ? {}
+        : {
+            onBusy: () => {
+              env.onBusyWait?.(key);
+              p.tell({ type: 'claim', result: 'busy' });
+            },
+          }),
+    },
+  );
+  if (!(claim instanceof Claim)) return recorded(p, claim);
+  const stop = claim.keepAlive(p.signal, p.abortGraceMs, p.logger);
+  let applied: Applied;
+  try {
+    p.tell({ type: 'claim', result: claim.takeover ? 'takeover' : 'acquired', fence: claim.token.fence });
+    // Inside the try: a context whose spread throws (a user's getter) gives the claim back.
+    const ctx = callContext(p, claim.token.fence);
+    const remote = call.tool.alreadyApplied === undefined ? undefined : await remoteCheck(p, ctx);
+    if (remote !== undefined) applied = remote;
+    else {
+      const finished = await claim.assertOwned();
+      if (finished !== undefined) {
+        // A late attempt of the same effect recorded it while this one checked remotely: its record is the answer.
+        stop();
+        return recorded(p, finished);
+      }
+      p.signal.throwIfAborted();
+      // A loss the keep-alive learned since that check (a microtask ago) counts too.
+      if (!claim.held) throw new EffectClaimLostError(key);
+      applied = await execute(p, ctx);
+    }
+  } catch (error) {
+    stop();
+    await claim.release(p.logger);
+    throw error;
   }
+  stop();
+  return record(p, applied, {
+    write: (input) => claim.complete(input),
+    // Given back at once, so the next call asks alreadyApplied instead of waiting out this lease.
+    giveBack: () => claim.release(p.logger),
+  });
+}
 
-  const recordInput = (result: unknown, origin: 'executed' | 'reconciled'): EffectRecordInput => ({
+/** A store without claims (`get` and `put` only): read, remote check, execute, first-writer-wins put. */
+async function withoutClaims(p: Applying, store: IEffectStore): Promise<EffectResolution> {
+  let existing: EffectRecord | undefined;
+  try {
+    existing = await store.get(p.key);
+  } catch (error) {
+    throw storeFailure(error, p.key, 'read');
+  }
+  if (existing !== undefined) return recorded(p, existing);
+  const { call } = p;
+  const ctx = callContext(p, undefined);
+  let applied = call.tool.alreadyApplied === undefined ? undefined : await remoteCheck(p, ctx);
+  if (applied === undefined) {
+    p.signal.throwIfAborted();
+    applied = await execute(p, ctx);
+  }
+  return record(p, applied, {
+    write: async (input) => (await store.put(p.key, input)) ?? undefined,
+    giveBack: () => Promise.resolve(),
+  });
+}
+
+/** What step 3 found or step 4 returned. */
+interface Applied {
+  readonly origin: EffectOrigin;
+  readonly result: unknown;
+}
+
+/** The context `alreadyApplied` and `execute` get: the run's, with `ctx.effect`. */
+function callContext({ call, key }: Applying, fence: number | undefined): ToolContext {
+  const step = call.step ?? stepIndex(call.options);
+  const undoes = call.compensates === undefined ? {} : { compensates: call.compensates };
+  return effectCallContext(call.ctx, fence === undefined ? { key, step, ...undoes } : { key, fence, step, ...undoes });
+}
+
+/** Step 3: what the tool's `alreadyApplied` found, or `undefined` when it has no answer. */
+async function remoteCheck({ call, key, tell }: Applying, ctx: ToolContext): Promise<Applied | undefined> {
+  const found = await call.tool.alreadyApplied?.(key, call.input, ctx);
+  tell({ type: 'alreadyApplied', result: found === undefined ? 'nothing' : 'found' });
+  return found === undefined ? undefined : { origin: 'reconciled', result: found };
+}
+
+/** Step 4: `execute`, told to the observer as it starts and ends. */
+async function execute({ call, onChunk, tell }: Applying, ctx: ToolContext): Promise<Applied> {
+  tell({ type: 'execute', phase: 'start' });
+  let result: unknown;
+  try {
+    result = await runExecute(call, ctx, onChunk);
+  } catch (error) {
+    tell({ type: 'execute', phase: 'end', error });
+    throw error;
+  }
+  tell({ type: 'execute', phase: 'end' });
+  return { origin: 'executed', result };
+}
+
+/** Where step 5 writes the record, and how it gives the key back when the write failed. */
+interface RecordWriter {
+  write(input: EffectRecordInput): Promise<EffectRecord | undefined>;
+  giveBack(): Promise<void>;
+}
+
+/**
+ * Step 5: records what the effect returned and answers the call with the stored result. A failing
+ * write is logged; the call still succeeds, with `unrecorded` set.
+ */
+async function record(p: Applying, applied: Applied, writer: RecordWriter): Promise<EffectResolution> {
+  const { call, key, logger } = p;
+  const unserializable = unserializableReason(applied.result);
+  if (unserializable !== undefined) {
+    // Applied, but neither recordable nor sendable: record the key as done, with the reason in a
+    // field of its own (a mark inside the result could be any execute's real result), so no retry
+    // and no later call applies the effect again.
+    try {
+      await writer.write({ ...recordInput(p, undefined, applied.origin), unserializable });
+    } catch (error) {
+      logger.warn(
+        `Effect "${key}" was applied, its result is not serialisable, and the key could not be marked done.`,
+        { key, error: describeError(error) },
+      );
+      await writer.giveBack();
+    }
+    throw new EffectResultNotSerializableError({ toolName: call.toolName, key, reason: unserializable });
+  }
+  const input = recordInput(p, applied.result, applied.origin);
+  let stored: EffectRecord | undefined;
+  try {
+    stored = await writer.write(input);
+  } catch (error) {
+    logger.warn(
+      `Effect "${key}" was applied but its result could not be recorded; the call succeeds and alreadyApplied guards the next retry.`,
+      { key, error: describeError(error) },
+    );
+    try {
+      p.env.onRecordFailed?.(key, input, error);
+    } catch (hookError) {
+      logger.warn('onRecordFailed threw; the call goes on without it.', { key, error: describeError(hookError) });
+    }
+    p.tell({ type: 'record', result: 'pending' });
+    await writer.giveBack();
+    return { result: applied.result, report: reportOf(p, applied.origin, true), unrecorded: { key, record: input } };
+  }
+  p.tell({ type: 'record', result: 'done' });
+  return {
+    result: stored === undefined ? applied.result : recordedResult(stored, call, key),
+    report: reportOf(p, applied.origin),
+  };
+}
+
+function recordInput(
+  { call, attempt, fingerprint }: Applying,
+  result: unknown,
+  origin: EffectOrigin,
+): EffectRecordInput {
+  return {
     toolName: call.toolName,
     result,
     origin,
@@ -215,115 +389,16 @@ async function runProtocol(
     attempt,
     fingerprint,
     ...(result === undefined ? { resultUndefined: true } : {}),
-  });
-
-  let origin: 'executed' | 'reconciled' = 'executed';
-  let result: unknown;
-  // The lease is renewed from the claim until the effect returns, so a slow alreadyApplied keeps it too.
-  const kept = lease === undefined ? undefined : keepLease(lease, call.ctx.run.signal, abortGraceMs, logger);
-  let finishedElsewhere: EffectRecord | undefined;
-  try {
-    const remote =
-      call.tool.alreadyApplied === undefined ? undefined : await call.tool.alreadyApplied(key, call.input, call.ctx);
-    if (call.tool.alreadyApplied !== undefined)
-      env.observe?.({ type: 'alreadyApplied', result: remote === undefined ? 'nothing' : 'found' });
-    if (remote !== undefined) {
-      origin = 'reconciled';
-      result = remote;
-    } else {
-      if (lease !== undefined) finishedElsewhere = await assertStillOwner(lease);
-      if (finishedElsewhere === undefined) {
-        call.ctx.run.signal.throwIfAborted();
-        if (lease?.lost === true) throw new EffectClaimLostError(key);
-        origin = 'executed';
-        env.observe?.({ type: 'execute', phase: 'start' });
-        try {
-          result = await runExecute(call, key, lease?.token.fence, onChunk);
-        } catch (error) {
-          env.observe?.({ type: 'execute', phase: 'end', error });
-          throw error;
-        }
-        env.observe?.({ type: 'execute', phase: 'end' });
-      }
-    }
-  } catch (error) {
-    kept?.stop();
-    if (lease !== undefined) await releaseQuietly(lease, logger);
-    throw error;
-  }
-  kept?.stop();
-  // A late attempt of the same effect recorded it while this one checked remotely: its record is the answer.
-  if (finishedElsewhere !== undefined) return recorded(finishedElsewhere, call, key, attempt);
-  const unserializable = unserializableReason(result);
-  if (unserializable !== undefined) {
-    // Applied, but neither recordable nor sendable: record the key as done, with the reason in a
-    // field of its own (a mark inside the result could be any execute's real result), so no retry
-    // and no later call applies the effect again.
-    const tombstone: EffectRecordInput = { ...recordInput(undefined, origin), unserializable };
-    try {
-      await writeRecord(store, lease, key, tombstone);
-    } catch (error) {
-      logger.warn(
-        `Effect "${key}" was applied, its result is not serialisable, and the key could not be marked done.`,
-        { key, error: describeError(error) },
-      );
-      if (lease !== undefined) await releaseQuietly(lease, logger);
-    }
-    throw new EffectResultNotSerializableError(call.toolName, key, unserializable);
-  }
-
-  const record = recordInput(result, origin);
-  try {
-    const winner = await writeRecord(store, lease, key, record);
-    env.observe?.({ type: 'record', result: 'done' });
-    return {
-      result: winner === undefined ? result : recordedResult(winner, call, key),
-      report: reportOf(call, key, origin, attempt),
-    };
-  } catch (error) {
-    logger.warn(
-      `Effect "${key}" was applied but its result could not be recorded; the call succeeds and alreadyApplied guards the next retry.`,
-      { key, error: describeError(error) },
-    );
-    env.onRecordFailed?.(key, record, error);
-    env.observe?.({ type: 'record', result: 'pending' });
-    // Give the key back at once, so the next call asks alreadyApplied instead of waiting out this lease.
-    if (lease !== undefined) await releaseQuietly(lease, logger);
-    return { result, report: reportOf(call, key, origin, attempt, true), unrecorded: { key, record } };
-  }
+  };
 }
 
-function reportOf(
-  call: EffectCall,
-  key: string,
-  outcome: EffectOutcome,
-  attempts: number,
-  recordPending?: boolean,
-): EffectCallReport {
-  const report = { key, toolName: call.toolName, toolCallId: call.options.toolCallId, outcome, attempts };
+function recorded(p: Applying, record: EffectRecord): EffectResolution {
+  return { result: recordedResult(record, p.call, p.key), report: reportOf(p, 'recorded') };
+}
+
+function reportOf({ call, key, attempt }: Applying, outcome: EffectOutcome, recordPending?: boolean): EffectCallReport {
+  const report = { key, toolName: call.toolName, toolCallId: call.options.toolCallId, outcome, attempts: attempt };
   return recordPending ? { ...report, recordPending } : report;
-}
-
-function recorded(record: EffectRecord, call: EffectCall, key: string, attempt: number): EffectResolution {
-  return { result: recordedResult(record, call, key), report: reportOf(call, key, 'recorded', attempt) };
-}
-
-async function writeRecord(
-  store: IEffectStore,
-  lease: Lease | undefined,
-  key: string,
-  record: EffectRecordInput,
-): Promise<EffectRecord | undefined> {
-  if (lease !== undefined) {
-    const completed = await lease.store.complete(lease.token, record);
-    // Lost without a winner: another attempt took the key over and is still working, but this effect
-    // did happen. A first-writer-wins put records it and ends that claim, so the other attempt's
-    // check right before its effect fails instead of applying a second one.
-    if (completed.status === 'lost' && completed.record === undefined)
-      return (await store.put(key, record)) ?? undefined;
-    return completed.record;
-  }
-  return (await store.put(key, record)) ?? undefined;
 }
 
 function safeFingerprint(input: unknown): string | undefined {

@@ -9,9 +9,13 @@ export type EffectOutcome = 'recorded' | 'reconciled' | 'executed';
 
 /** One effect tool call as the engine reports it (logs, the Temporal UI, a run's result, tests). @public */
 export interface EffectCallReport {
+  /** The call's effect key. */
   readonly key: string;
+  /** Name of the effect tool called. */
   readonly toolName: string;
+  /** The tool call id, when the call came from a model step. */
   readonly toolCallId?: string;
+  /** `executed`, `reconciled` or `recorded`. */
   readonly outcome: EffectOutcome;
   /** Attempts it took (Temporal's activity attempt that answered; 1 in-process). */
   readonly attempts: number;
@@ -21,6 +25,7 @@ export interface EffectCallReport {
 
 /** Where the engine logs what a caller should know but that does not fail the call. @public */
 export interface EffectLogger {
+  /** Logs a warning, with structured fields in `meta`. */
   warn(message: string, meta?: Record<string, unknown>): void;
 }
 

@@ -1,7 +1,7 @@
 import { EffectResultNotSerializableError } from '../errors/errors.js';
 import { canonicalJson } from '../json/canonical-json.js';
+import type { ToolContext } from '../context/tool-context.js';
 import type { EffectRecord } from '../stores/effect-store.js';
-import { withEffectCall } from './effect-key-of.js';
 import type { EffectCall } from './effect-protocol.js';
 import { describeError } from './store-failure.js';
 
@@ -9,16 +9,26 @@ import { describeError } from './store-failure.js';
 // of a stream), the check that it can be recorded, and the mark recorded in place of a result that
 // could not be.
 
-/** Calls `execute`; the result is its value, or the last value a streaming `execute` yields. */
+/**
+ * Calls `execute` with the call's options and `context` as its context; the result is its value,
+ * or the last value a streaming `execute` yields.
+ */
 export function runExecute(
   call: EffectCall,
-  key: string,
-  fence: number | undefined,
+  context: ToolContext,
   onChunk: ((chunk: unknown) => void) | undefined,
 ): unknown {
-  // execute sees the very ToolContext the hooks saw, even when the AI SDK handed over a copy it
-  // validated against the tool's contextSchema (a zod object strips `run` and the 0.1 guards).
-  const options = withEffectCall({ ...call.options, context: call.ctx }, key, fence);
+  // The context alreadyApplied saw, even when the AI SDK handed over a copy it validated against the
+  // tool's contextSchema (a zod object strips `run` and the legacy-field guards). Messages the activity
+  // builds from the store only when a tool reads them stay a getter: their options are copied as
+  // they are, not their values.
+  const lazy = typeof Object.getOwnPropertyDescriptor(call.options, 'messages')?.get === 'function';
+  const options: EffectCall['options'] = lazy
+    ? (Object.create(Object.getPrototypeOf(call.options) as object | null, {
+        ...Object.getOwnPropertyDescriptors(call.options),
+        context: { value: context, enumerable: true, writable: true, configurable: true },
+      }) as EffectCall['options'])
+    : { ...call.options, context };
   const produced = call.tool.execute(call.input, options);
   return isAsyncIterable<unknown>(produced) ? lastValue(produced, onChunk) : produced;
 }
@@ -42,7 +52,7 @@ async function lastValue(
  */
 export function recordedResult(record: EffectRecord, call: EffectCall, key: string): unknown {
   if (record.unserializable !== undefined) {
-    throw new EffectResultNotSerializableError(call.toolName, key, record.unserializable);
+    throw new EffectResultNotSerializableError({ toolName: call.toolName, key, reason: record.unserializable });
   }
   return record.result;
 }

@@ -1,5 +1,5 @@
 import { EffectBusyError } from '../errors/errors.js';
-import { monotonicNow } from './effect-lease.js';
+import { monotonicNow } from './claim.js';
 
 /**
  * Waits for an identical call already in flight in this process (same store, same key) and takes
@@ -27,7 +27,7 @@ export function awaitSharedCall(
     };
     const timer = setTimeout(() => {
       settle();
-      reject(new EffectBusyError(key, Math.round(monotonicNow() - started)));
+      reject(new EffectBusyError({ key, waitedMs: Math.round(monotonicNow() - started) }));
     }, busyWaitMs);
     signal.addEventListener('abort', onAbort, { once: true });
     running.then(

@@ -1,22 +1,13 @@
 /** The part of the AI SDK's tool call options that {@link stepIndex} reads. @public */
 export interface StepIndexOptions {
+  /** The messages the model step was called with; their assistant messages count the steps. */
   readonly messages: ReadonlyArray<{ readonly role: string }>;
-}
-
-const STEP_INDEX = Symbol.for('@chamvi/temporal/step-index');
-
-/**
- * The call options with their step index attached (non-enumerable), for options whose `messages`
- * are read from the store only when a tool looks: {@link stepIndex} then answers without reading
- * them. The engine attaches it; the number is the count {@link stepIndex} would make.
- */
-export function withStepIndex<T extends object>(options: T, step: number): T {
-  return Object.defineProperty(options, STEP_INDEX, { value: step, enumerable: false });
 }
 
 /**
  * The model step a tool call belongs to: the number of assistant messages in `options.messages`
- * (the messages sent to the model for the step that produced the call).
+ * (the messages sent to the model for the step that produced the call). In an effect tool's
+ * `execute` it is `options.context.effect.step`, which the engine sets without reading the messages.
  *
  * A step the model redoes after a crash may produce different input (a different comment body),
  * but it sees the same history, so this number stays the same. Use it in a custom `effectKey`
@@ -24,9 +15,10 @@ export function withStepIndex<T extends object>(options: T, step: number): T {
  * @public
  */
 export function stepIndex(options: StepIndexOptions): number {
-  const attached = (options as { [STEP_INDEX]?: unknown })[STEP_INDEX];
-  if (typeof attached === 'number') return attached;
+  const step = (options as { context?: { effect?: { step?: unknown } } }).context?.effect?.step;
+  if (typeof step === 'number') return step;
   let count = 0;
-  for (const message of options.messages) if (message.role === 'assistant') count++;
+  // Options built by hand may lack messages: then there are none to count.
+  for (const message of options.messages ?? []) if (message.role === 'assistant') count++;
   return count;
 }

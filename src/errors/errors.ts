@@ -1,3 +1,4 @@
+import { failurePolicyOf } from './failure-policy.js';
 import { ChamviError } from './chamvi-error.js';
 
 /**
@@ -6,7 +7,6 @@ import { ChamviError } from './chamvi-error.js';
  */
 export class ToolNotAllowedError extends ChamviError {
   static override readonly errorName = 'ToolNotAllowedError';
-  readonly retryable = false;
   constructor(readonly toolName: string) {
     super(
       `Tool "${toolName}" is not allowed in this run. Allow it in the run's allow(toolName) check, or remove it from the agent's tools.`,
@@ -26,14 +26,13 @@ export class ToolNotAllowedError extends ChamviError {
  * @public
  */
 export class InvalidToolInputError extends ChamviError {
+  /** {@inheritDoc ChamviError.errorName} */
   static override readonly errorName = 'InvalidToolInputError';
-  readonly retryable = false;
 }
 
 /** An effect tool definition is unusable (for example `execute` is missing). Thrown at definition time. */
 export class InvalidEffectToolError extends ChamviError {
   static override readonly errorName = 'InvalidEffectToolError';
-  readonly retryable = false;
 }
 
 /**
@@ -42,8 +41,7 @@ export class InvalidEffectToolError extends ChamviError {
  */
 export class InvalidEffectKeyError extends ChamviError {
   static override readonly errorName = 'InvalidEffectKeyError';
-  readonly retryable = false;
-  constructor(toolName: string, got: unknown) {
+  constructor({ toolName, got }: { readonly toolName: string; readonly got: unknown }) {
     const shown = typeof got === 'string' ? 'an empty string' : `a value of type ${got === null ? 'null' : typeof got}`;
     super(
       `effectKey of tool "${toolName}" returned ${shown}. Return a non-empty string, e.g. \`\${ctx.run.runId}:${toolName}:\${input.id}\`, or omit effectKey to use the default key.`,
@@ -52,12 +50,11 @@ export class InvalidEffectKeyError extends ChamviError {
 }
 
 /**
- * A 0.1-era context field was read (`ctx.runId`, `ctx.agent`, `ctx.trigger`, `ctx.signal`). Reading
+ * A field of the former `RunContext` was read (`ctx.runId`, `ctx.agent`, `ctx.trigger`, `ctx.signal`). Reading
  * `undefined` instead would silently collapse custom effect keys across runs, so it fails loudly.
  */
 export class LegacyContextFieldError extends ChamviError {
   static override readonly errorName = 'LegacyContextFieldError';
-  readonly retryable = false;
   constructor(field: string) {
     super(
       `ctx.${field} is a field of the 0.1 RunContext (@chamvi/core 0.1); in @chamvi/temporal, effectKey, alreadyApplied and execute get the ToolContext, which keeps it at ctx.run.${field}. Read ctx.run.${field} instead.`,
@@ -66,14 +63,13 @@ export class LegacyContextFieldError extends ChamviError {
 }
 
 /**
- * A context handed to `wrapToolsForRun` has no usable `ctx.run.runId` (a 0.1 `RunContext` with a
+ * A context handed to `wrapToolsForRun` has no usable `ctx.run.runId` (a former `RunContext` with a
  * top-level `runId`, a context without `run`, an empty id). Every effect key of the run starts with
  * the run id, so the tools cannot be wrapped. Not retryable: the same context fails again.
  */
 export class InvalidToolContextError extends ChamviError {
   static override readonly errorName = 'InvalidToolContextError';
-  readonly retryable = false;
-  constructor(where: string, ctx: unknown) {
+  constructor({ where, ctx }: { readonly where: string; readonly ctx: unknown }) {
     const run = (ctx as { run?: unknown } | null | undefined)?.run;
     const runId = (run as { runId?: unknown } | null | undefined)?.runId;
     const got =
@@ -97,14 +93,15 @@ export class InvalidToolContextError extends ChamviError {
  */
 export class EffectBusyError extends ChamviError {
   static override readonly errorName = 'EffectBusyError';
-  readonly retryable = true;
-  constructor(
-    readonly key: string,
-    waitedMs: number,
-  ) {
+  readonly key: string;
+  /** How long this call waited for the other attempt's claim, in ms. */
+  readonly waitedMs: number;
+  constructor({ key, waitedMs }: { readonly key: string; readonly waitedMs: number }) {
     super(
       `Effect "${key}" is being applied by another attempt (its claim is still live after waiting ${waitedMs} ms). Retry later; the effect is not applied twice.`,
     );
+    this.key = key;
+    this.waitedMs = waitedMs;
   }
 }
 
@@ -114,7 +111,6 @@ export class EffectBusyError extends ChamviError {
  */
 export class EffectClaimLostError extends ChamviError {
   static override readonly errorName = 'EffectClaimLostError';
-  readonly retryable = true;
   constructor(readonly key: string) {
     super(
       `This attempt lost its claim on effect "${key}" before applying it (lease expired or taken over); nothing was applied. A retry reads the winner's record. Raise the lease or heartbeat more often if this repeats.`,
@@ -125,7 +121,6 @@ export class EffectClaimLostError extends ChamviError {
 /** The effect store could not be read or written. Retryable; before the effect nothing was executed. */
 export class EffectStoreError extends ChamviError {
   static override readonly errorName = 'EffectStoreError';
-  readonly retryable = true;
 }
 
 /**
@@ -134,8 +129,8 @@ export class EffectStoreError extends ChamviError {
  * @public
  */
 export class EffectOutcomeUnknownError extends ChamviError {
+  /** {@inheritDoc ChamviError.errorName} */
   static override readonly errorName = 'EffectOutcomeUnknownError';
-  readonly retryable = true;
 }
 
 /**
@@ -145,7 +140,6 @@ export class EffectOutcomeUnknownError extends ChamviError {
  */
 export class EffectStoreSchemaError extends ChamviError {
   static override readonly errorName = 'EffectStoreSchemaError';
-  readonly retryable = false;
 }
 
 /**
@@ -155,14 +149,14 @@ export class EffectStoreSchemaError extends ChamviError {
  */
 export class IdempotencyKeyInProgressError extends ChamviError {
   static override readonly errorName = 'IdempotencyKeyInProgressError';
-  readonly retryable = true;
-  constructor(
-    readonly key: string,
-    readonly url: string,
-  ) {
+  readonly key: string;
+  readonly url: string;
+  constructor({ key, url }: { readonly key: string; readonly url: string }) {
     super(
       `${url} answered 409: a request with Idempotency-Key "${key}" is still in progress there. Retry later with the same key; the effect is not applied twice.`,
     );
+    this.key = key;
+    this.url = url;
   }
 }
 
@@ -174,14 +168,14 @@ export class IdempotencyKeyInProgressError extends ChamviError {
  */
 export class IdempotencyKeyReusedError extends ChamviError {
   static override readonly errorName = 'IdempotencyKeyReusedError';
-  readonly retryable = false;
-  constructor(
-    readonly key: string,
-    readonly url: string,
-  ) {
+  readonly key: string;
+  readonly url: string;
+  constructor({ key, url }: { readonly key: string; readonly url: string }) {
     super(
       `${url} answered 422: Idempotency-Key "${key}" was already used with a different request. Make the effect key cover everything that changes the request (the default key hashes the whole input).`,
     );
+    this.key = key;
+    this.url = url;
   }
 }
 
@@ -192,18 +186,31 @@ export class IdempotencyKeyReusedError extends ChamviError {
  */
 export class IdempotentRequestError extends ChamviError {
   static override readonly errorName = 'IdempotentRequestError';
-  readonly retryable: boolean;
-  constructor(
-    readonly status: number,
-    readonly key: string,
-    readonly url: string,
-    detail: string,
-  ) {
+  /** Retried by status (the catalogue's `'by-status'`): 408, 425, 429 and 5xx. */
+  override readonly retryable: boolean;
+  readonly status: number;
+  readonly key: string;
+  readonly url: string;
+  constructor({
+    status,
+    key,
+    url,
+    detail,
+  }: {
+    readonly status: number;
+    readonly key: string;
+    readonly url: string;
+    /** What the API said, for the message; may be empty. */
+    readonly detail: string;
+  }) {
     const retryable = status >= 500 || status === 408 || status === 425 || status === 429;
     super(
       `${url} answered ${status} to the request with Idempotency-Key "${key}"${detail ? `: ${detail}` : ''}. ${retryable ? 'Retry with the same key.' : 'Fix the request; retrying it unchanged gets the same answer.'}`,
     );
     this.retryable = retryable;
+    this.status = status;
+    this.key = key;
+    this.url = url;
   }
 }
 
@@ -215,15 +222,16 @@ export class IdempotentRequestError extends ChamviError {
  */
 export class EffectFenceRefusedError extends ChamviError {
   static override readonly errorName = 'EffectFenceRefusedError';
-  readonly retryable = true;
-  constructor(
-    readonly key: string,
-    readonly fence: number,
-    readonly url: string,
-  ) {
+  readonly key: string;
+  readonly fence: number;
+  readonly url: string;
+  constructor({ key, fence, url }: { readonly key: string; readonly fence: number; readonly url: string }) {
     super(
       `${url} answered 412 to the request for effect "${key}" with fence ${fence}: a newer attempt of this effect (a higher fence) has already written there, so this attempt applied nothing. Retry; the retry finds the newer attempt's record.`,
     );
+    this.key = key;
+    this.fence = fence;
+    this.url = url;
   }
 }
 
@@ -234,14 +242,15 @@ export class EffectFenceRefusedError extends ChamviError {
  */
 export class RemoteRefContendedError extends ChamviError {
   static override readonly errorName = 'RemoteRefContendedError';
-  readonly retryable = true;
-  constructor(
-    readonly ref: string,
-    attempts: number,
-  ) {
+  readonly ref: string;
+  /** How many pushes in a row lost the compare-and-swap. */
+  readonly attempts: number;
+  constructor({ ref, attempts }: { readonly ref: string; readonly attempts: number }) {
     super(
       `The remote ref ${ref} moved between check and push ${attempts} times in a row; nothing was pushed over the other writer. Retry later; the retry looks for this effect's commit trailer before pushing again.`,
     );
+    this.ref = ref;
+    this.attempts = attempts;
   }
 }
 
@@ -252,15 +261,25 @@ export class RemoteRefContendedError extends ChamviError {
  */
 export class GitCommandError extends ChamviError {
   static override readonly errorName = 'GitCommandError';
-  readonly retryable = true;
-  constructor(
-    readonly args: readonly string[],
-    readonly exitCode: number | string | undefined,
-    readonly stderr: string,
-  ) {
+  readonly args: readonly string[];
+  /** git's exit code, or the signal or error code that ended it. */
+  readonly exitCode: number | string | undefined;
+  readonly stderr: string;
+  constructor({
+    args,
+    exitCode,
+    stderr,
+  }: {
+    readonly args: readonly string[];
+    readonly exitCode: number | string | undefined;
+    readonly stderr: string;
+  }) {
     super(
       `git ${args[0] ?? ''} failed (exit ${String(exitCode)}): ${stderr.trim() || 'no error output'}. Check the repository and the remote; the call can be retried.`,
     );
+    this.args = args;
+    this.exitCode = exitCode;
+    this.stderr = stderr;
   }
 }
 
@@ -270,7 +289,6 @@ export class GitCommandError extends ChamviError {
  */
 export class InvalidEffectStoreSpecError extends ChamviError {
   static override readonly errorName = 'InvalidEffectStoreSpecError';
-  readonly retryable = false;
 }
 
 /**
@@ -281,7 +299,6 @@ export class InvalidEffectStoreSpecError extends ChamviError {
  */
 export class InvalidOptionError extends ChamviError {
   static override readonly errorName = 'InvalidOptionError';
-  readonly retryable = false;
 }
 
 /**
@@ -291,7 +308,6 @@ export class InvalidOptionError extends ChamviError {
  */
 export class RunStreamClosedError extends ChamviError {
   static override readonly errorName = 'RunStreamClosedError';
-  readonly retryable = false;
   constructor(store: string) {
     super(`The ${store} is closed: nothing was read or written. Open a new store; a closed one stays closed.`);
   }
@@ -300,29 +316,39 @@ export class RunStreamClosedError extends ChamviError {
 /** A run named an agent that no worker registered. Not retryable. */
 export class UnknownAgentError extends ChamviError {
   static override readonly errorName = 'UnknownAgentError';
-  readonly retryable = false;
-  constructor(
-    readonly agentName: string,
-    known: readonly string[],
-  ) {
+  readonly agentName: string;
+  constructor({
+    agentName,
+    known,
+  }: {
+    readonly agentName: string;
+    /** The agents the worker registers. */ readonly known: readonly string[];
+  }) {
     super(
       `No agent named "${agentName}" is registered on this worker (registered: ${known.length > 0 ? known.join(', ') : 'none'}). Register it with the worker's agents option, or fix the agent name of the run.`,
     );
+    this.agentName = agentName;
   }
 }
 
 /** A tool call named a tool the agent does not have. Not retryable; the model is told. */
 export class UnknownToolError extends ChamviError {
   static override readonly errorName = 'UnknownToolError';
-  readonly retryable = false;
-  constructor(
-    readonly toolName: string,
-    agentName: string,
-    known: readonly string[],
-  ) {
+  readonly toolName: string;
+  constructor({
+    toolName,
+    agentName,
+    known,
+  }: {
+    readonly toolName: string;
+    readonly agentName: string;
+    /** The tools the agent has. */
+    readonly known: readonly string[];
+  }) {
     super(
       `Agent "${agentName}" has no tool named "${toolName}" (its tools: ${known.length > 0 ? known.join(', ') : 'none'}). Call one of its tools, or add the tool to the agent.`,
     );
+    this.toolName = toolName;
   }
 }
 
@@ -336,15 +362,24 @@ export class UnknownToolError extends ChamviError {
  */
 export class DuplicateToolCallIdError extends ChamviError {
   static override readonly errorName = 'DuplicateToolCallIdError';
-  readonly retryable = false;
-  constructor(
-    readonly toolCallId: string,
-    readonly toolNames: readonly string[],
-    where: string,
-  ) {
+  readonly toolCallId: string;
+  /** The tools of the calls that share the id, in step order. */
+  readonly toolNames: readonly string[];
+  constructor({
+    toolCallId,
+    toolNames,
+    where,
+  }: {
+    readonly toolCallId: string;
+    readonly toolNames: readonly string[];
+    /** Which step returned them, for the message (`Model step 2 of agent "triage"`). */
+    readonly where: string;
+  }) {
     super(
       `${where} returned ${toolNames.length} tool calls with the id "${toolCallId}" (${toolNames.join(', ')}); tool call ids must be unique within a step, since each result and approval is matched to its call by id. Nothing of the step was run or stored. The model provider or its adapter produced the duplicate: fix or update it (a custom model must give each tool call of a step its own toolCallId).`,
     );
+    this.toolCallId = toolCallId;
+    this.toolNames = toolNames;
   }
 }
 
@@ -356,15 +391,17 @@ export class DuplicateToolCallIdError extends ChamviError {
  */
 export class EffectResultNotSerializableError extends ChamviError {
   static override readonly errorName = 'EffectResultNotSerializableError';
-  readonly retryable = false;
-  constructor(
-    readonly toolName: string,
-    readonly key: string,
-    readonly reason: string,
-  ) {
+  readonly toolName: string;
+  readonly key: string;
+  /** What JSON cannot hold, and where (`BigInt at $.id`). */
+  readonly reason: string;
+  constructor({ toolName, key, reason }: { readonly toolName: string; readonly key: string; readonly reason: string }) {
     super(
       `Tool "${toolName}" applied effect "${key}" but its result cannot be serialised as JSON (${reason}). The effect is recorded as done and will not be applied again. Return plain JSON from execute and alreadyApplied (convert BigInt to a string, drop back-references).`,
     );
+    this.toolName = toolName;
+    this.key = key;
+    this.reason = reason;
   }
 }
 
@@ -376,16 +413,30 @@ export class EffectResultNotSerializableError extends ChamviError {
  */
 export class EffectResultTooLargeError extends ChamviError {
   static override readonly errorName = 'EffectResultTooLargeError';
-  readonly retryable = false;
-  constructor(
-    readonly toolName: string,
-    readonly key: string,
-    readonly bytes: number,
-    readonly limit: number,
-  ) {
+  readonly toolName: string;
+  readonly key: string;
+  /** The size of the activity's answer as JSON, in bytes. */
+  readonly bytes: number;
+  /** The payload limit it is over, in bytes. */
+  readonly limit: number;
+  constructor({
+    toolName,
+    key,
+    bytes,
+    limit,
+  }: {
+    readonly toolName: string;
+    readonly key: string;
+    readonly bytes: number;
+    readonly limit: number;
+  }) {
     super(
       `Tool "${toolName}" applied effect "${key}" but its result is ${bytes} bytes as JSON, over Temporal's payload limit of ${limit} bytes. The effect is recorded and will not be applied again. Return a reference (an id, a URL) instead of the content, or shrink what the model sees with toModelOutput.`,
     );
+    this.toolName = toolName;
+    this.key = key;
+    this.bytes = bytes;
+    this.limit = limit;
   }
 }
 
@@ -396,7 +447,6 @@ export class EffectResultTooLargeError extends ChamviError {
  */
 export class ApprovalRequiredError extends ChamviError {
   static override readonly errorName = 'ApprovalRequiredError';
-  readonly retryable = false;
 }
 
 /**
@@ -408,7 +458,6 @@ export class ApprovalRequiredError extends ChamviError {
  */
 export class InvalidApprovalSecretError extends ChamviError {
   static override readonly errorName = 'InvalidApprovalSecretError';
-  readonly retryable = false;
 }
 
 /**
@@ -418,7 +467,6 @@ export class InvalidApprovalSecretError extends ChamviError {
  */
 export class InvalidApprovalClaimsError extends ChamviError {
   static override readonly errorName = 'InvalidApprovalClaimsError';
-  readonly retryable = false;
 }
 
 /**
@@ -430,8 +478,17 @@ export class InvalidApprovalClaimsError extends ChamviError {
  */
 export class EffectKeyMismatchError extends ChamviError {
   static override readonly errorName = 'EffectKeyMismatchError';
-  readonly retryable = false;
-  constructor(toolName: string, given: string, computed: string) {
+  constructor({
+    toolName,
+    given,
+    computed,
+  }: {
+    readonly toolName: string;
+    /** The key the activity input carries. */
+    readonly given: string;
+    /** The key this worker computes for the call. */
+    readonly computed: string;
+  }) {
     super(
       `Effect call of tool "${toolName}" came with key "${given}", but this worker computes "${computed}" for its input; nothing was applied. Make sure every worker of the task queue runs the same tool definitions and that effectKey depends only on its arguments.`,
     );
@@ -449,16 +506,26 @@ export class EffectKeyMismatchError extends ChamviError {
  */
 export class UnsupportedJsonValueError extends TypeError {
   static readonly errorName = 'UnsupportedJsonValueError';
-  readonly retryable = false;
-  constructor(
-    /** Where the value sits in the input, as `$.a[1].n`. */
-    readonly path: string,
-    /** What the value is (`NaN`, `a Map`, `BigInt`, `cyclic structure`, ...). */
-    readonly valueKind: string,
-    message: string,
-  ) {
+  /** Always `false`, from the failure catalogue (see `ChamviError.retryable`). */
+  readonly retryable: boolean;
+  /** Where the value sits in the input, as `$.a[1].n`. */
+  readonly path: string;
+  /** What the value is (`NaN`, `a Map`, `BigInt`, `cyclic structure`, ...). */
+  readonly valueKind: string;
+  constructor({
+    path,
+    valueKind,
+    message,
+  }: {
+    readonly path: string;
+    readonly valueKind: string;
+    readonly message: string;
+  }) {
     super(message);
     this.name = UnsupportedJsonValueError.errorName;
+    this.retryable = failurePolicyOf(this.name)?.retried === true;
+    this.path = path;
+    this.valueKind = valueKind;
     // ChamviError's brand: this class cannot extend ChamviError (it must stay a TypeError), but
     // ChamviError.isInstance and the activities' failure mapping must see it as one of ours.
     Object.defineProperty(this, Symbol.for('@chamvi/temporal/error'), { value: true, enumerable: false });
@@ -471,6 +538,34 @@ export class UnsupportedJsonValueError extends TypeError {
 }
 
 /**
+ * A run cannot start or go on with what it was given: neither or both of `prompt` and `messages`,
+ * a duration it cannot read (`'3 fortnights'`), or a call that needs approval in a loop without an
+ * approval gate. Raised by the workflow code, which fails the run with it (a failure of type
+ * `InvalidAgentInputError`: compare `failure.type` with `InvalidAgentInputError.errorName`). Not
+ * retryable: start the run again with an input it can take.
+ * @public
+ */
+export class InvalidAgentInputError extends ChamviError {
+  /** {@inheritDoc ChamviError.errorName} */
+  static override readonly errorName = 'InvalidAgentInputError';
+}
+
+/**
+ * The run refuses an approval decision: its token does not verify for the call it names (another
+ * run, call, key, input or request; an expired token; another secret), the call is not waiting for
+ * a decision (decided already, or never asked), or the run has checked too many tokens that did
+ * not verify. Raised by the workflow code: the update (`decideApproval`) fails with it and the
+ * call keeps waiting; a signal's refusal is logged. Not retryable as it is: mint the token with
+ * the workers' secret for the pending request. A client meets it as the update's failure (its
+ * `type` is `ApprovalRefusedError.errorName`).
+ * @public
+ */
+export class ApprovalRefusedError extends ChamviError {
+  /** {@inheritDoc ChamviError.errorName} */
+  static override readonly errorName = 'ApprovalRefusedError';
+}
+
+/**
  * A claim or renewal asked an effect store for a lease it cannot honour: a `leaseMs` that is not
  * a whole number of milliseconds from 0 to 2^31 - 1 (the longest timer Node can set), or an empty
  * owner token. Thrown before anything is written. Not retryable: the same request is
@@ -478,7 +573,6 @@ export class UnsupportedJsonValueError extends TypeError {
  */
 export class InvalidClaimRequestError extends ChamviError {
   static override readonly errorName = 'InvalidClaimRequestError';
-  readonly retryable = false;
 }
 
 /**
@@ -489,7 +583,6 @@ export class InvalidClaimRequestError extends ChamviError {
  */
 export class EffectKeyNotStorableError extends ChamviError {
   static override readonly errorName = 'EffectKeyNotStorableError';
-  readonly retryable = false;
 }
 
 /**
@@ -499,7 +592,6 @@ export class EffectKeyNotStorableError extends ChamviError {
  */
 export class EffectStoreOpenError extends ChamviError {
   static override readonly errorName = 'EffectStoreOpenError';
-  readonly retryable = false;
 }
 
 /**
@@ -508,16 +600,23 @@ export class EffectStoreOpenError extends ChamviError {
  */
 export class MissingPeerDependencyError extends ChamviError {
   static override readonly errorName = 'MissingPeerDependencyError';
-  readonly retryable = false;
-  constructor(
-    readonly packageName: string,
-    feature: string,
-    options?: ErrorOptions,
-  ) {
+  readonly packageName: string;
+  constructor({
+    packageName,
+    feature,
+    cause,
+  }: {
+    readonly packageName: string;
+    /** What needs it, for the message (`The PostgreSQL effect store`). */
+    readonly feature: string;
+    /** The import's own error. */
+    readonly cause?: unknown;
+  }) {
     super(
       `${feature} needs the package "${packageName}", which is not installed. Run \`npm install ${packageName}\` in your project.`,
-      options,
+      cause === undefined ? undefined : { cause },
     );
+    this.packageName = packageName;
   }
 }
 
@@ -530,14 +629,14 @@ export class MissingPeerDependencyError extends ChamviError {
  */
 export class ConversationEntryMissingError extends ChamviError {
   static override readonly errorName = 'ConversationEntryMissingError';
-  readonly retryable = false;
-  constructor(
-    readonly runId: string,
-    readonly key: string,
-  ) {
+  readonly runId: string;
+  readonly key: string;
+  constructor({ runId, key }: { readonly runId: string; readonly key: string }) {
     super(
       `The conversation of run ${runId} is missing entry ${key} in the store. Every worker of the task queue must use the same store (one SQLite file, or one PostgreSQL database), and the store's retention must outlive the run; start the run again if its conversation was pruned.`,
     );
+    this.runId = runId;
+    this.key = key;
   }
 }
 
@@ -552,16 +651,17 @@ export class ConversationEntryMissingError extends ChamviError {
  */
 export class ConversationEntryCorruptError extends ChamviError {
   static override readonly errorName = 'ConversationEntryCorruptError';
-  readonly retryable = false;
-  constructor(
-    readonly runId: string,
-    readonly key: string,
-    /** What is wrong with the entry, in a few words. */
-    readonly problem: string,
-  ) {
+  readonly runId: string;
+  readonly key: string;
+  /** What is wrong with the entry, in a few words. */
+  readonly problem: string;
+  constructor({ runId, key, problem }: { readonly runId: string; readonly key: string; readonly problem: string }) {
     super(
       `The conversation of run ${runId} is corrupt in the store at entry ${key}: ${problem}. Conversation entries are written once and never changed, so the row was changed (or planted) by something other than chamvi, or the database is damaged. Restore the conversation tables from a backup, or delete the run's entries and start the run again; check who else writes to the store.`,
     );
+    this.runId = runId;
+    this.key = key;
+    this.problem = problem;
   }
 }
 
@@ -572,7 +672,6 @@ export class ConversationEntryCorruptError extends ChamviError {
  */
 export class OffloadedPayloadMissingError extends ChamviError {
   static override readonly errorName = 'OffloadedPayloadMissingError';
-  readonly retryable = true;
   constructor(readonly key: string) {
     super(
       `The payload ${key} that Temporal's External Storage offloaded to the chamvi store is not in it. Give every worker and client of the namespace the same store (chamviDataConverter(store)), and keep the store's retention longer than the workflows and their history retention.`,
@@ -594,19 +693,97 @@ export class OffloadedPayloadMissingError extends ChamviError {
  */
 export class OffloadedPayloadCorruptError extends ChamviError {
   static override readonly errorName = 'OffloadedPayloadCorruptError';
-  readonly retryable = false;
-  constructor(
-    /** The payload's key (its claim in the history): the base64url SHA-256 of the bytes stored. */
-    readonly key: string,
-    /** The store, as `SQLite file /abs/path` or the store's class in parentheses. */
-    readonly store: string,
-    /** What is wrong with the row, as the message says it. */
-    readonly problem: string,
-    options?: ErrorOptions,
-  ) {
+  /** The payload's key (its claim in the history): the base64url SHA-256 of the bytes stored. */
+  readonly key: string;
+  /** The store, as `SQLite file /abs/path` or the store's class in parentheses. */
+  readonly store: string;
+  /** What is wrong with the row, as the message says it. */
+  readonly problem: string;
+  constructor({
+    key,
+    store,
+    problem,
+    cause,
+  }: {
+    readonly key: string;
+    readonly store: string;
+    readonly problem: string;
+    /** The decoder's own error, when decoding failed. */
+    readonly cause?: unknown;
+  }) {
     super(
       `The payload ${key} that Temporal's External Storage offloaded to the chamvi store ${store} ${problem}: it is not what was stored, so it is not used. Restore the row from a backup (its key is the base64url SHA-256 of its bytes) or terminate the run, and find what writes to the store's payload table besides the chamvi workers.`,
-      options,
+      cause === undefined ? undefined : { cause },
+    );
+    this.key = key;
+    this.store = store;
+    this.problem = problem;
+  }
+}
+
+/**
+ * A compensation was asked for an effect the store cannot vouch for: no record of its key, a
+ * record of another tool, of another input (its fingerprint differs) or of another run, a record
+ * without a result (`unserializable`), or a key that is itself a compensation's. The compensation
+ * activity reads the original's record instead of trusting what the workflow hands it, so nothing
+ * was undone. Not retryable: the same record answers the same.
+ * @beta
+ */
+export class CompensationRefusedError extends ChamviError {
+  static override readonly errorName = 'CompensationRefusedError';
+  constructor({ key, toolName, reason }: { readonly key: string; readonly toolName: string; readonly reason: string }) {
+    super(
+      `Compensation of "${key}" (tool "${toolName}") refused: ${reason}. Nothing was undone; compensations run only for effects this store recorded as applied by the same tool, input and run.`,
+    );
+  }
+}
+
+/**
+ * A failed or cancelled run ran its compensations (`compensateOn`) or a rollback ran them
+ * (`rollbackRun`), and at least one kept failing: the rollback is incomplete. The run's effect
+ * report names each call (`compensation.status: 'compensation-failed'`, its last error and
+ * attempts); the failure's cause is what ended the run. Raised by workflow code; not retryable
+ * (the compensations had their retries). Run `rollbackRun` again once the remote is back: undos
+ * done already are recorded and not applied again.
+ * @beta
+ */
+export class RollbackIncompleteError extends ChamviError {
+  /** {@inheritDoc ChamviError.errorName} */
+  static override readonly errorName = 'RollbackIncompleteError';
+  constructor({ runId, failed, total }: { readonly runId: string; readonly failed: number; readonly total: number }) {
+    super(
+      `Run "${runId}": rollback incomplete, ${failed} of ${total} compensation(s) failed (see the effect report). Fix the remote and call rollbackRun(client, workflowId): finished compensations are not applied again.`,
+    );
+  }
+}
+
+/**
+ * `rollbackRun` was called for a run that is still running. A rollback undoes a finished run's
+ * effects; a running run may still apply more. Wait for its result, or cancel it (with
+ * `compensateOn: ['cancel']` it compensates itself).
+ * @beta
+ */
+export class RunNotFinishedError extends ChamviError {
+  /** {@inheritDoc ChamviError.errorName} */
+  static override readonly errorName = 'RunNotFinishedError';
+  constructor(workflowId: string) {
+    super(
+      `rollbackRun: workflow "${workflowId}" is still running; wait for it to finish (or cancel it) before rolling it back.`,
+    );
+  }
+}
+
+/**
+ * An agent tool's `execute` was called outside the engines that run its sub-agent (`generateText`
+ * with the tool, say). Give the tool to an agent run by a chamvi worker or by `runAgent`.
+ * @beta
+ */
+export class AgentToolOutsideRunError extends ChamviError {
+  /** {@inheritDoc ChamviError.errorName} */
+  static override readonly errorName = 'AgentToolOutsideRunError';
+  constructor(agent: string) {
+    super(
+      `The agent tool of "${agent}" runs its agent as a sub-agent run: give it to an agent that a chamvi worker or runAgent runs, not to generateText directly.`,
     );
   }
 }

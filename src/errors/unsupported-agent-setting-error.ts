@@ -14,12 +14,10 @@ import { ChamviError } from './chamvi-error.js';
  */
 export class UnsupportedAgentSettingError extends ChamviError {
   static override readonly errorName = 'UnsupportedAgentSettingError';
-  readonly retryable = false;
-  constructor(
-    /** The setting's name, as in AI SDK 7's `ToolLoopAgentSettings` (or `prepareStep.<field>`). */
-    readonly setting: string,
-    message: string,
-  ) {
+  /** The setting's name, as in AI SDK 7's `ToolLoopAgentSettings` (or `prepareStep.<field>`). */
+  readonly setting: string;
+  constructor({ setting, message }: { readonly setting: string; readonly message: string }) {
     super(message);
+    this.setting = setting;
   }
 }

@@ -62,11 +62,11 @@ const AS_FIELDS =
 
 function unfaithful(what: string, consequence: string, trail: Trail, convert: string): never {
   const path = pathOf(trail);
-  throw new UnsupportedJsonValueError(
+  throw new UnsupportedJsonValueError({
     path,
-    what,
-    `canonicalJson: ${what} at ${path} has no faithful JSON form (${consequence}). Convert it before calling the tool (${convert}), or give the tool an effectKey that does not hash this value.`,
-  );
+    valueKind: what,
+    message: `canonicalJson: ${what} at ${path} has no faithful JSON form (${consequence}). Convert it before calling the tool (${convert}), or give the tool an effectKey that does not hash this value.`,
+  });
 }
 
 /** Values JSON drops from an object, writes as `null` in an array, and writes nothing for at the root. */
@@ -104,11 +104,11 @@ function write(value: unknown, key: string | number, trail: Trail, slot: Slot): 
     case 'boolean':
       return current ? 'true' : 'false';
     case 'bigint':
-      throw new UnsupportedJsonValueError(
-        pathOf(trail),
-        'BigInt',
-        `canonicalJson: BigInt at ${pathOf(trail)} cannot be serialised. Convert it to a string or number before calling the tool, or give the tool an effectKey that does not hash this value.`,
-      );
+      throw new UnsupportedJsonValueError({
+        path: pathOf(trail),
+        valueKind: 'BigInt',
+        message: `canonicalJson: BigInt at ${pathOf(trail)} cannot be serialised. Convert it to a string or number before calling the tool, or give the tool an effectKey that does not hash this value.`,
+      });
     case 'undefined':
     case 'function':
     case 'symbol':
@@ -117,11 +117,11 @@ function write(value: unknown, key: string | number, trail: Trail, slot: Slot): 
   if (current === null) return 'null';
   const obj = current as object;
   if (trail.objects.includes(obj)) {
-    throw new UnsupportedJsonValueError(
-      pathOf(trail),
-      'cyclic structure',
-      `canonicalJson: cyclic structure at ${pathOf(trail)} cannot be serialised. Pass a tree, not a graph with back-references.`,
-    );
+    throw new UnsupportedJsonValueError({
+      path: pathOf(trail),
+      valueKind: 'cyclic structure',
+      message: `canonicalJson: cyclic structure at ${pathOf(trail)} cannot be serialised. Pass a tree, not a graph with back-references.`,
+    });
   }
   const isArray = Array.isArray(obj);
   if (trail.faithful && !isArray) checkPlainObject(obj, trail);

@@ -12,4 +12,4 @@ export {
 } from './mcp-tools.js';
 
 // Types of the root entry point that the declarations take, re-exported as types (the same declarations).
-export type { RunData, RunInfo, ToolContext } from '../context/tool-context.js';
+export type { EffectCallInfo, RunData, RunInfo, ToolContext } from '../context/tool-context.js';

@@ -4,23 +4,33 @@ import { defineEffectTool } from '../effects/define-effect-tool.js';
 
 /** An MCP tool's behaviour hints (`annotations` in `tools/list`). Untrusted unless the server is. @beta @experimental */
 export interface McpToolAnnotations {
+  /** A human-readable title of the tool. */
   readonly title?: string;
+  /** The tool changes nothing (a read-only tool is a plain, retryable tool). */
   readonly readOnlyHint?: boolean;
+  /** The tool may destroy or overwrite (a destructive effect tool needs approval). */
   readonly destructiveHint?: boolean;
+  /** Calling it again with the same input changes nothing more. */
   readonly idempotentHint?: boolean;
+  /** The tool reaches outside systems (the web, other services). */
   readonly openWorldHint?: boolean;
 }
 
 /** A tool definition as an MCP server lists it (the fields used here). @beta @experimental */
 export interface McpToolDefinition {
+  /** The tool's name on the server. */
   readonly name: string;
+  /** The server's behaviour hints for the tool. */
   readonly annotations?: McpToolAnnotations;
+  /** The definition's other fields (`description`, `inputSchema`, ...), handed on as they are. */
   readonly [field: string]: unknown;
 }
 
 /** The two things this module needs from an `@ai-sdk/mcp` client (`createMCPClient`). @beta @experimental */
 export interface McpToolSource {
+  /** One page of the server's tools (`tools/list`). */
   listTools(options?: { params?: { cursor?: string } }): Promise<{ tools: McpToolDefinition[]; nextCursor?: string }>;
+  /** The AI SDK tools for those definitions, calling the server. */
   toolsFromDefinitions(definitions: { tools: McpToolDefinition[] }): Record<string, unknown>;
 }
 
@@ -89,7 +99,9 @@ export function mcpToolPolicy(annotations: McpToolAnnotations | undefined): McpT
 
 /** An MCP server's tools as agent tools, with the policy each one got. @beta @experimental */
 export interface McpTools {
+  /** The agent tools, by name: plain tools and effect tools. */
   readonly tools: ToolSet;
+  /** The policy each tool got, by name (from its annotations and the options). */
   readonly policies: Readonly<Record<string, McpToolPolicy>>;
 }
 

@@ -23,9 +23,10 @@ export function chainFromRows(head: string, rows: readonly unknown[]): Conversat
 
 /** What an append throws when the store holds `key` of run `runId` with another parent, message or run. */
 export function plantedEntry(runId: string, key: string): ConversationEntryCorruptError {
-  return new ConversationEntryCorruptError(
+  return new ConversationEntryCorruptError({
     runId,
     key,
-    'the store already holds this key with another parent, message or run id than the entry written under it (a row planted ahead of time, or edited)',
-  );
+    problem:
+      'the store already holds this key with another parent, message or run id than the entry written under it (a row planted ahead of time, or edited)',
+  });
 }

@@ -81,6 +81,12 @@ export interface ConversationStore {
   putPayload(key: string, data: Uint8Array): Promise<void>;
   /** The payload stored under `key`, or `undefined` (never stored, or pruned). */
   getPayload(key: string): Promise<Uint8Array | undefined>;
+  /**
+   * `true` when the store keeps conversations and payloads in this process's memory, so no other
+   * worker process can read them (the memory stores): a worker then offloads no payloads to it.
+   * Absent (or `false`) for a store every worker of the task queue shares.
+   */
+  readonly inProcessOnly?: boolean;
 }
 
 /**

@@ -8,9 +8,13 @@ export type EffectOrigin = 'executed' | 'reconciled';
  * @public
  */
 export interface EffectRecord<Result = unknown> {
+  /** The effect key. */
   readonly key: string;
+  /** Name of the tool that recorded it. */
   readonly toolName: string;
+  /** The result, as `execute` returned it (or `alreadyApplied` found it), kept as JSON. */
   readonly result: Result;
+  /** Whether `execute` applied the effect or `alreadyApplied` found it. */
   readonly origin: EffectOrigin;
   /** When the record was written, ISO 8601. */
   readonly recordedAt: string;
@@ -51,7 +55,9 @@ export type EffectRecordInput<Result = unknown> = Omit<EffectRecord<Result>, 're
  * @public
  */
 export interface IEffectStore {
+  /** The finished record for `key`, or `undefined`. */
   get(key: string): Promise<EffectRecord | undefined>;
+  /** Writes the record, first writer wins; returns the stored record (the winner), or nothing. */
   put(key: string, record: EffectRecordInput): Promise<EffectRecord | void>;
 }
 
@@ -66,9 +72,13 @@ export interface ClaimRequest {
    * rather than reading it as "never expires" or "already expired".
    */
   readonly leaseMs: number;
+  /** Name of the tool whose call claims the key. */
   readonly toolName: string;
+  /** The run the key belongs to, kept with the record. */
   readonly runId?: string;
+  /** The attempt claiming (1-based, Temporal's activity attempt). */
   readonly attempt?: number;
+  /** Hex SHA-256 of the canonical JSON of the call's input, kept with the record. */
   readonly fingerprint?: string;
 }
 
@@ -79,8 +89,11 @@ export interface ClaimRequest {
  * @public
  */
 export interface ClaimToken {
+  /** The effect key claimed. */
   readonly key: string;
+  /** The claimant's owner token (`ClaimRequest.owner`). */
   readonly owner: string;
+  /** The fence number: 1 for the first claim of the key, higher for every later one. */
   readonly fence: number;
 }
 
@@ -111,8 +124,11 @@ export type FencedResult =
  * @public
  */
 export interface EffectClaims {
+  /** Takes the key if it is free or its lease has expired; else says it is done or busy. */
   claim(key: string, request: ClaimRequest): Promise<ClaimResult>;
+  /** Writes the finished record while the token still owns the key. */
   complete(token: ClaimToken, record: EffectRecordInput): Promise<FencedResult>;
+  /** Gives the key back after a failed attempt, so a retry can claim it at once. */
   release(token: ClaimToken): Promise<FencedResult>;
   /** Extends the lease to `leaseMs` from now; `leaseMs` follows the rules of {@link ClaimRequest.leaseMs}. */
   renew(token: ClaimToken, leaseMs: number): Promise<FencedResult>;

@@ -8,9 +8,11 @@ export interface ListableEffectStore {
 
 /** One recorded effect as `inspectEffects` (and the CLI) shows it. @public */
 export interface EffectInspectionRow {
+  /** The effect key. */
   readonly key: string;
   /** Name of the tool that recorded it. */
   readonly tool: string;
+  /** Whether `execute` applied it or `alreadyApplied` found it. */
   readonly origin: EffectOrigin;
   /** The attempt that wrote the record (Temporal's activity attempt), when known. */
   readonly attempt: number | undefined;

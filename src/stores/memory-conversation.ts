@@ -29,6 +29,8 @@ export interface MemoryConversationStoreOptions {
  * another process cannot see them). Same semantics as the durable stores.
  */
 export class MemoryConversationStore implements ConversationStore {
+  /** Its conversations and payloads live in this process (see {@link ConversationStore.inProcessOnly}). */
+  readonly inProcessOnly = true;
   private readonly entries = new Map<string, StoredEntry>();
   /** By run id, then by execution. */
   private readonly runs = new Map<string, Map<string, ExecutionState>>();

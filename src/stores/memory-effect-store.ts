@@ -57,6 +57,8 @@ export interface MemoryEffectStoreOptions extends RetentionOptions {
  * @public
  */
 export class MemoryEffectStore implements IEffectStore, EffectClaims, ConversationStore {
+  /** Its conversations and payloads live in this process (see {@link ConversationStore.inProcessOnly}). */
+  readonly inProcessOnly = true;
   private readonly entries = new Map<string, Entry>();
   private readonly conversations: MemoryConversationStore;
   private readonly now: () => number;
@@ -74,6 +76,7 @@ export class MemoryEffectStore implements IEffectStore, EffectClaims, Conversati
     this.conversations = new MemoryConversationStore({ now: this.now, retentionMs: this.retentionMs });
   }
 
+  /** {@inheritDoc ConversationStore.appendConversation} */
   appendConversation(
     runId: string,
     entries: readonly ConversationEntry[],
@@ -82,14 +85,17 @@ export class MemoryEffectStore implements IEffectStore, EffectClaims, Conversati
     return this.conversations.appendConversation(runId, entries, options);
   }
 
+  /** {@inheritDoc ConversationStore.loadConversation} */
   loadConversation(head: string): Promise<ConversationEntry[] | undefined> {
     return this.conversations.loadConversation(head);
   }
 
+  /** {@inheritDoc ConversationStore.putPayload} */
   putPayload(key: string, data: Uint8Array): Promise<void> {
     return this.conversations.putPayload(key, data);
   }
 
+  /** {@inheritDoc ConversationStore.getPayload} */
   getPayload(key: string): Promise<Uint8Array | undefined> {
     return this.conversations.getPayload(key);
   }
@@ -110,6 +116,7 @@ export class MemoryEffectStore implements IEffectStore, EffectClaims, Conversati
     });
   }
 
+  /** {@inheritDoc EffectClaims.claim} */
   claim(key: string, request: ClaimRequest): Promise<ClaimResult> {
     return settle((): ClaimResult => {
       const leaseMs = checkClaimRequest(key, request);
@@ -128,6 +135,7 @@ export class MemoryEffectStore implements IEffectStore, EffectClaims, Conversati
     });
   }
 
+  /** {@inheritDoc EffectClaims.complete} */
   complete(token: ClaimToken, record: EffectRecordInput): Promise<FencedResult> {
     return settle((): FencedResult => {
       checkStorableFields(token.key, { ...record, owner: token.owner });
@@ -136,6 +144,7 @@ export class MemoryEffectStore implements IEffectStore, EffectClaims, Conversati
     });
   }
 
+  /** {@inheritDoc EffectClaims.release} */
   release(token: ClaimToken): Promise<FencedResult> {
     return settle((): FencedResult => {
       checkStorableFields(token.key, token);
@@ -149,6 +158,7 @@ export class MemoryEffectStore implements IEffectStore, EffectClaims, Conversati
     });
   }
 
+  /** {@inheritDoc EffectClaims.renew} */
   renew(token: ClaimToken, leaseMs: number): Promise<FencedResult> {
     return settle((): FencedResult => {
       const lease = checkLease(token.key, leaseMs);

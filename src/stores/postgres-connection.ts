@@ -67,7 +67,11 @@ function loadPg(): Promise<PgModule> {
       pgModule = undefined; // installed meanwhile? the next call tries again
       const code = (error as { code?: unknown }).code;
       if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
-        throw new MissingPeerDependencyError('pg', 'The PostgreSQL effect store', { cause: error });
+        throw new MissingPeerDependencyError({
+          packageName: 'pg',
+          feature: 'The PostgreSQL effect store',
+          cause: error,
+        });
       }
       throw error;
     },

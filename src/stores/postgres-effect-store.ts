@@ -9,6 +9,8 @@ import type { EffectRecordInput, FencedResult, IEffectStore } from './effect-sto
 import { toRecordColumns } from './effect-row.js';
 import { PgConnection, type PgPoolSource } from './postgres-connection.js';
 import { quoteIdentifier, quoteTableName } from './postgres-schema.js';
+import { pgBatchStatements, type PgBatchStatements } from './postgres-batch-statements.js';
+import { PgStatementBatch } from './pg-statement-batch.js';
 import { pgStatements, toRecord, type PgRecordRow, type PgStatements } from './postgres-statements.js';
 import { DEFAULT_RETENTION_MS, type RetentionOptions } from './retention.js';
 import { checkStorable, checkStorableFields, HASHED_KEY_PREFIX, prefixUpperBound, storageKey } from './storage-key.js';
@@ -28,7 +30,8 @@ const CLAIM_TRIES = 3;
 
 /**
  * The production effect store: a PostgreSQL table shared by every worker. Parameterized SQL only;
- * every claim, completion and first-writer-wins put is one upsert or update under READ COMMITTED;
+ * every claim, completion and first-writer-wins put is one upsert or update under READ COMMITTED
+ * (the claims and the completions of concurrent calls issued in one turn share one statement);
  * leases and expiry use the database's clock (`now()`), never the worker's. Keys over 512 bytes
  * are hashed for the primary key and kept in full beside it. The schema and table are created on
  * first use (or checked). A server that cannot be reached fails the call after the connect
@@ -49,6 +52,27 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims, Conversa
   private readonly sql: PgStatements;
   private readonly conv: PgConversationStatements;
   private readonly retentionMs: number;
+  private readonly batched: PgBatchStatements;
+  // Claims and completions of concurrent calls share a statement, a round trip and a commit.
+  private readonly claims = new PgStatementBatch<unknown[], ClaimRow | undefined>(
+    async (values) => (await this.query<ClaimRow>(this.sql.claim, values))[0],
+    async (items) => {
+      const rows = await this.query<ClaimRow & { b_id: string }>(this.batched.claims, columnsOf(items, 8));
+      const taken = new Map(rows.map((r) => [r.b_id, r]));
+      return items.map((values) => taken.get(values[0] as string));
+    },
+  );
+  private readonly completes = new PgStatementBatch<unknown[], PgRecordRow | undefined>(
+    async (values) => (await this.query<PgRecordRow>(this.sql.complete, values))[0],
+    async (items) => {
+      const rows = await this.query<PgRecordRow & { b_id: string; b_owner: string; b_fence: string }>(
+        this.batched.completes,
+        columnsOf(items, 14),
+      );
+      const done = new Map(rows.map((r) => [`${r.b_id}\u0000${r.b_owner}\u0000${r.b_fence}`, r]));
+      return items.map((v) => done.get(`${v[0] as string}\u0000${v[2] as string}\u0000${String(v[3])}`));
+    },
+  );
 
   /** @param options a `postgres://` URL or {@link PostgresEffectStoreOptions}. */
   constructor(options: string | PostgresEffectStoreOptions) {
@@ -57,6 +81,7 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims, Conversa
     const table = opts.table ?? 'chamvi_effects';
     const qualified = `${quoteIdentifier(schema, 'schema name')}.${quoteTableName(table)}`;
     this.sql = pgStatements(qualified);
+    this.batched = pgBatchStatements(qualified);
     this.conv = pgConversationStatements(schema, table);
     this.conn = new PgConnection(opts, schema, table);
     this.retentionMs = msOption(
@@ -87,6 +112,7 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims, Conversa
     }
   }
 
+  /** {@inheritDoc EffectClaims.claim} */
   async claim(key: string, request: ClaimRequest): Promise<ClaimResult> {
     const lease = checkClaimRequest(key, request);
     checkStorableFields(key, request);
@@ -94,7 +120,8 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims, Conversa
     const values: unknown[] = [id, key, request.owner, lease, request.toolName];
     values.push(request.runId ?? null, request.attempt ?? null, request.fingerprint ?? null);
     for (let tries = 1; ; tries++) {
-      const [acquired] = await this.query<{ fence: string; previous_owner: string | null }>(this.sql.claim, values);
+      const acquired =
+        tries === 1 ? await this.claims.run(values) : (await this.query<ClaimRow>(this.sql.claim, values))[0];
       if (acquired !== undefined) {
         const prev = acquired.previous_owner;
         const token = { key, owner: request.owner, fence: Number(acquired.fence) };
@@ -114,18 +141,21 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims, Conversa
     }
   }
 
+  /** {@inheritDoc EffectClaims.complete} */
   async complete(token: ClaimToken, record: EffectRecordInput): Promise<FencedResult> {
     checkStorableFields(token.key, { ...record, owner: token.owner });
-    const rows = await this.query<PgRecordRow>(this.sql.complete, [...tokenValues(token), ...this.cols(record)]);
-    return rows[0] === undefined ? this.lost(token.key) : { status: 'ok', record: checked(token.key, rows[0]) };
+    const row = await this.completes.run([...tokenValues(token), ...this.cols(record)]);
+    return row === undefined ? this.lost(token.key) : { status: 'ok', record: checked(token.key, row) };
   }
 
+  /** {@inheritDoc EffectClaims.release} */
   async release(token: ClaimToken): Promise<FencedResult> {
     checkStorableFields(token.key, token);
     const rows = await this.query(this.sql.release, tokenValues(token));
     return rows.length === 0 ? this.lost(token.key) : { status: 'ok' };
   }
 
+  /** {@inheritDoc EffectClaims.renew} */
   async renew(token: ClaimToken, leaseMs: number): Promise<FencedResult> {
     const lease = checkLease(token.key, leaseMs);
     checkStorableFields(token.key, token);
@@ -203,6 +233,7 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims, Conversa
     return chainFromRows(head, await this.query(this.conv.chain, [head]));
   }
 
+  /** {@inheritDoc ConversationStore.putPayload} */
   async putPayload(key: string, data: Uint8Array): Promise<void> {
     await this.conn.exec(this.conv.putPayload, [
       key,
@@ -211,6 +242,7 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims, Conversa
     ]);
   }
 
+  /** {@inheritDoc ConversationStore.getPayload} */
   async getPayload(key: string): Promise<Uint8Array | undefined> {
     const [row] = await this.query<{ data: Buffer }>(this.conv.getPayload, [key]);
     return row === undefined ? undefined : new Uint8Array(row.data.buffer, row.data.byteOffset, row.data.byteLength);
@@ -244,6 +276,16 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims, Conversa
   private async query<R>(text: string, values: unknown[]): Promise<R[]> {
     return (await this.conn.exec(text, values)).rows as R[];
   }
+}
+
+interface ClaimRow {
+  readonly fence: string;
+  readonly previous_owner: string | null;
+}
+
+/** The `n` parameter arrays of a batched statement: column `i` of every item. */
+function columnsOf(items: ReadonlyArray<readonly unknown[]>, n: number): unknown[][] {
+  return Array.from({ length: n }, (_, i) => items.map((values) => values[i] ?? null));
 }
 
 function tokenValues(token: ClaimToken): unknown[] {

@@ -30,10 +30,10 @@ export interface PgStatements {
   readonly list: string;
 }
 
-const RECORD =
+export const RECORD =
   'key, tool_name, origin, result, result_undefined, recorded_at, expires_at, run_id, attempt, fingerprint, unserializable';
 const LIVE_RECORD = 'origin IS NOT NULL AND (expires_at IS NULL OR expires_at > now())';
-const MS = `* interval '1 millisecond'`;
+export const MS = `* interval '1 millisecond'`;
 const FENCE = 'id = $1 AND key = $2 AND owner = $3 AND fence = $4 AND origin IS NULL';
 /** `$n` of the record values (tool, run id, attempt, fingerprint, origin, result, undefined, recorded at, retention, unserializable) after `base`. */
 const v = (base: number, n: number): string => `$${base + n}`;
@@ -41,6 +41,19 @@ const recordSet = (b: number): string =>
   `tool_name = ${v(b, 1)}, run_id = ${v(b, 2)}, attempt = ${v(b, 3)}, fingerprint = ${v(b, 4)}, origin = ${v(b, 5)},
   result = ${v(b, 6)}, result_undefined = ${v(b, 7)}, recorded_at = COALESCE(${v(b, 8)}::timestamptz, now()),
   expires_at = now() + ${v(b, 9)}::float8 ${MS}, unserializable = ${v(b, 10)}`;
+
+/**
+ * What a claim does to an existing row: takes it when it is free (no owner, this owner, or a lease
+ * that ended) or holds an expired record; else leaves it (the claim returns no row).
+ */
+export const CLAIM_CONFLICT = `ON CONFLICT (id) DO UPDATE SET
+        owner = excluded.owner, previous_owner = e.owner, fence = e.fence + 1, lease_until = excluded.lease_until,
+        tool_name = excluded.tool_name, run_id = excluded.run_id, attempt = excluded.attempt,
+        fingerprint = excluded.fingerprint, origin = NULL, result = NULL, result_undefined = false,
+        recorded_at = NULL, expires_at = NULL, unserializable = NULL
+      WHERE e.key = excluded.key AND (
+        (e.origin IS NULL AND (e.owner IS NULL OR e.owner = excluded.owner OR e.lease_until <= now()))
+        OR (e.origin IS NOT NULL AND e.expires_at <= now()))`;
 
 /**
  * The statements of the store. A record write takes, after the key ($1 id, $2 full key) and for
@@ -70,14 +83,7 @@ export function pgStatements(table: string): PgStatements {
     claim: `
       INSERT INTO ${t} AS e (id, key, owner, fence, lease_until, tool_name, run_id, attempt, fingerprint)
       VALUES ($1, $2, $3, 1, now() + $4::float8 ${MS}, $5, $6, $7, $8)
-      ON CONFLICT (id) DO UPDATE SET
-        owner = excluded.owner, previous_owner = e.owner, fence = e.fence + 1, lease_until = excluded.lease_until,
-        tool_name = excluded.tool_name, run_id = excluded.run_id, attempt = excluded.attempt,
-        fingerprint = excluded.fingerprint, origin = NULL, result = NULL, result_undefined = false,
-        recorded_at = NULL, expires_at = NULL, unserializable = NULL
-      WHERE e.key = excluded.key AND (
-        (e.origin IS NULL AND (e.owner IS NULL OR e.owner = excluded.owner OR e.lease_until <= now()))
-        OR (e.origin IS NOT NULL AND e.expires_at <= now()))
+      ${CLAIM_CONFLICT}
       RETURNING fence::text AS fence, previous_owner`,
     holder: `
       SELECT key, owner, origin IS NOT NULL AS finished,

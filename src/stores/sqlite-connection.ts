@@ -4,6 +4,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { ChamviError } from '../errors/chamvi-error.js';
 import { EffectStoreOpenError } from '../errors/errors.js';
 import { ensureSqliteSchema } from './sqlite-schema.js';
+import { GroupCommit } from './sqlite-group-commit.js';
 import { sqliteStatements, type SqliteStatements } from './sqlite-statements.js';
 
 /** How long SQLite itself may block the event loop on a lock before the store retries asynchronously, in ms. */
@@ -17,6 +18,12 @@ const SYNC_BUSY_MS = 20;
 export class SqliteConnection {
   private db: DatabaseSync | undefined;
   private sql: SqliteStatements | undefined;
+  private readonly commits = new GroupCommit<SqliteStatements>({
+    open: () => this.open(),
+    exec: (statement) => (this.db as DatabaseSync).exec(statement),
+    inTransaction: () => this.db?.isTransaction === true,
+    isBusy,
+  });
 
   /** @param busyTimeoutMs how long one operation waits for another process's write lock, in ms. */
   constructor(
@@ -40,6 +47,17 @@ export class SqliteConnection {
       }
       await new Promise((resolve) => setTimeout(resolve, pause * (0.5 + Math.random())));
     }
+  }
+
+  /**
+   * Runs the write `op` in a transaction it may share with the other writes issued in the same
+   * event-loop turn (group commit: one `BEGIN IMMEDIATE … COMMIT`, so one fsync, for all of them),
+   * each in a savepoint of its own, so that a throwing op undoes only its own changes. The promise
+   * settles after the `COMMIT`: when it resolves, the write is durable. A lone write waits for
+   * nothing but the end of the current turn (`setImmediate`).
+   */
+  write<T>(op: (sql: SqliteStatements) => T): Promise<T> {
+    return this.commits.add(op, this.busyTimeoutMs);
   }
 
   /**

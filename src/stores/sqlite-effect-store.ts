@@ -51,7 +51,9 @@ const PRUNE_BATCH = 500;
  * once a call returns), leases and expiry on the database's clock, every claim one conditional
  * upsert. The schema is created on first use and checked.
  *
- * Calls are synchronous under the hood; a lock held by another process is waited for in short
+ * The writes of concurrent calls issued in one event-loop turn share one transaction and one
+ * fsync (group commit), each in a savepoint of its own; each call still returns only once its
+ * write is committed. Calls are synchronous under the hood; a lock held by another process is waited for in short
  * blocking slices and asynchronous retries (up to `busyTimeoutMs`), so the event loop (and
  * Temporal heartbeats) keep running. Call {@link close} when done.
  *
@@ -61,6 +63,7 @@ const PRUNE_BATCH = 500;
  * @public
  */
 export class SqliteEffectStore implements IEffectStore, EffectClaims, ConversationStore {
+  /** The database file's path, as given. */
   readonly path: string;
   private readonly table: string;
   private readonly retentionMs: number;
@@ -95,61 +98,59 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims, Conversati
   /** First writer wins: writes the record unless one is finished (an open claim is finished by it); returns the stored one. */
   async put(key: string, record: EffectRecordInput): Promise<EffectRecord> {
     checkStorableFields(key, record);
-    return this.conn.run((sql) =>
-      this.conn.tx(() => {
-        const row = sql.put.get({ ...this.recordParams(record), id: storageKey(key), key });
-        return row === undefined ? this.winner(sql, key) : toRecord(row as unknown as SqliteRow);
-      }),
-    );
+    return this.conn.write((sql) => {
+      const row = sql.put.get({ ...this.recordParams(record), id: storageKey(key), key });
+      return row === undefined ? this.winner(sql, key) : toRecord(row as unknown as SqliteRow);
+    });
   }
 
+  /** {@inheritDoc EffectClaims.claim} */
   async claim(key: string, request: ClaimRequest): Promise<ClaimResult> {
     const lease = checkClaimRequest(key, request);
     checkStorableFields(key, request);
-    return this.conn.run((sql) =>
-      this.conn.tx((): ClaimResult => {
-        const acquired = sql.claim.get({
-          id: storageKey(key),
-          key,
-          owner: request.owner,
-          lease,
-          tool: request.toolName,
-          run: request.runId ?? null,
-          attempt: request.attempt ?? null,
-          fp: request.fingerprint ?? null,
-        }) as { fence: number; previous_owner: string | null } | undefined;
-        if (acquired !== undefined) {
-          const prev = acquired.previous_owner;
-          const takeover = prev !== null && prev !== request.owner;
-          return { status: 'acquired', token: { key, owner: request.owner, fence: acquired.fence }, takeover };
-        }
-        // Inside the same IMMEDIATE transaction: the row that refused the claim is still as it was.
-        const done = this.finished(sql, key);
-        if (done !== undefined) return { status: 'done', record: done };
-        const held = sql.holder.get({ id: storageKey(key) }) as { key: string; owner: string; remaining: number };
-        if (held.key !== key) throw collision(key, held.key);
-        return { status: 'busy', owner: held.owner, leaseRemainingMs: Math.max(0, held.remaining) };
-      }),
-    );
+    return this.conn.write((sql): ClaimResult => {
+      const acquired = sql.claim.get({
+        id: storageKey(key),
+        key,
+        owner: request.owner,
+        lease,
+        tool: request.toolName,
+        run: request.runId ?? null,
+        attempt: request.attempt ?? null,
+        fp: request.fingerprint ?? null,
+      }) as { fence: number; previous_owner: string | null } | undefined;
+      if (acquired !== undefined) {
+        const prev = acquired.previous_owner;
+        const takeover = prev !== null && prev !== request.owner;
+        return { status: 'acquired', token: { key, owner: request.owner, fence: acquired.fence }, takeover };
+      }
+      // Inside the same IMMEDIATE transaction: the row that refused the claim is still as it was.
+      const done = this.finished(sql, key);
+      if (done !== undefined) return { status: 'done', record: done };
+      const held = sql.holder.get({ id: storageKey(key) }) as { key: string; owner: string; remaining: number };
+      if (held.key !== key) throw collision(key, held.key);
+      return { status: 'busy', owner: held.owner, leaseRemainingMs: Math.max(0, held.remaining) };
+    });
   }
 
+  /** {@inheritDoc EffectClaims.complete} */
   async complete(token: ClaimToken, record: EffectRecordInput): Promise<FencedResult> {
     checkStorableFields(token.key, { ...record, owner: token.owner });
-    return this.conn.run((sql) =>
-      this.conn.tx((): FencedResult => {
-        const row = sql.complete.get({ ...this.recordParams(record), ...tokenParams(token) });
-        return row === undefined
-          ? lost(this.finished(sql, token.key))
-          : { status: 'ok', record: toRecord(row as unknown as SqliteRow) };
-      }),
-    );
+    return this.conn.write((sql): FencedResult => {
+      const row = sql.complete.get({ ...this.recordParams(record), ...tokenParams(token) });
+      return row === undefined
+        ? lost(this.finished(sql, token.key))
+        : { status: 'ok', record: toRecord(row as unknown as SqliteRow) };
+    });
   }
 
+  /** {@inheritDoc EffectClaims.release} */
   async release(token: ClaimToken): Promise<FencedResult> {
     checkStorableFields(token.key, token);
     return this.fenced(token, (sql) => sql.release.get(tokenParams(token)));
   }
 
+  /** {@inheritDoc EffectClaims.renew} */
   async renew(token: ClaimToken, leaseMs: number): Promise<FencedResult> {
     const lease = checkLease(token.key, leaseMs);
     checkStorableFields(token.key, token);
@@ -208,26 +209,24 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims, Conversati
   ): Promise<void> {
     const execution = options.execution ?? '';
     const order = checkedWriteOrder(options.writtenBy);
-    await this.conn.run((sql) =>
-      this.conn.tx(() => {
-        const c = sql.conversation;
-        for (const e of entries) {
-          const row = { key: e.key, parent: e.parent, run: runId, json: e.json };
-          if (Number(c.insertEntry.run(row).changes) === 0 && c.sameEntry.get(row) === undefined) {
-            throw plantedEntry(runId, e.key);
-          }
+    await this.conn.write((sql) => {
+      const c = sql.conversation;
+      for (const e of entries) {
+        const row = { key: e.key, parent: e.parent, run: runId, json: e.json };
+        if (Number(c.insertEntry.run(row).changes) === 0 && c.sameEntry.get(row) === undefined) {
+          throw plantedEntry(runId, e.key);
         }
-        c.touchExecution.run({
-          run: runId,
-          execution,
-          open: options.close === true ? 0 : 1,
-          activity: order?.activity ?? null,
-          attempt: order?.attempt ?? null,
-        });
-        const previous = options.previousExecution;
-        if (previous !== undefined && previous !== execution) c.closeExecution.run({ run: runId, execution: previous });
-      }),
-    );
+      }
+      c.touchExecution.run({
+        run: runId,
+        execution,
+        open: options.close === true ? 0 : 1,
+        activity: order?.activity ?? null,
+        attempt: order?.attempt ?? null,
+      });
+      const previous = options.previousExecution;
+      if (previous !== undefined && previous !== execution) c.closeExecution.run({ run: runId, execution: previous });
+    });
   }
 
   /** The conversation ending at `head`, oldest entry first, in one recursive query; `undefined` for an unknown head. */
@@ -235,10 +234,12 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims, Conversati
     return this.conn.run((sql) => chainFromRows(head, sql.conversation.chain.all({ head })));
   }
 
+  /** {@inheritDoc ConversationStore.putPayload} */
   async putPayload(key: string, data: Uint8Array): Promise<void> {
-    await this.conn.run((sql) => sql.conversation.putPayload.run({ key, data, retention: this.retentionMs }));
+    await this.conn.write((sql) => sql.conversation.putPayload.run({ key, data, retention: this.retentionMs }));
   }
 
+  /** {@inheritDoc ConversationStore.getPayload} */
   async getPayload(key: string): Promise<Uint8Array | undefined> {
     return this.conn.run((sql) => (sql.conversation.getPayload.get({ key }) as { data: Uint8Array } | undefined)?.data);
   }
@@ -263,10 +264,8 @@ export class SqliteEffectStore implements IEffectStore, EffectClaims, Conversati
   }
 
   private fenced(token: ClaimToken, update: (sql: SqliteStatements) => unknown): Promise<FencedResult> {
-    return this.conn.run((sql) =>
-      this.conn.tx((): FencedResult =>
-        update(sql) === undefined ? lost(this.finished(sql, token.key)) : { status: 'ok' },
-      ),
+    return this.conn.write((sql): FencedResult =>
+      update(sql) === undefined ? lost(this.finished(sql, token.key)) : { status: 'ok' },
     );
   }
 

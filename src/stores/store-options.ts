@@ -2,7 +2,7 @@ import { InvalidClaimRequestError, InvalidEffectStoreSpecError, InvalidOptionErr
 
 /**
  * Longest lease a claim may ask for, in ms: 2^31 - 1 (about 24.8 days), the longest delay Node's
- * timers accept. The lease keeper renews a lease on a timer set to a fraction of it, so a longer
+ * timers accept. A claim's keep-alive renews its lease on a timer set to a fraction of it, so a longer
  * lease could not be kept alive; real leases are seconds to minutes.
  */
 export const MAX_LEASE_MS = 2_147_483_647;

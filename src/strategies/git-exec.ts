@@ -24,7 +24,7 @@ export interface GitOutput {
  */
 export async function runGit(args: readonly string[], options: GitOptions): Promise<string> {
   const out = await runGitRaw(args, options);
-  if (out.exitCode !== 0) throw new GitCommandError(args, out.exitCode, out.stderr);
+  if (out.exitCode !== 0) throw new GitCommandError({ args, exitCode: out.exitCode, stderr: out.stderr });
   return out.stdout;
 }
 
@@ -44,7 +44,7 @@ export function runGitRaw(args: readonly string[], options: GitOptions): Promise
         if (error === null) return resolve({ stdout, stderr, exitCode: 0 });
         const code = (error as NodeJS.ErrnoException).code;
         if (typeof code === 'number') return resolve({ stdout, stderr, exitCode: code });
-        reject(new GitCommandError(args, code, stderr || error.message));
+        reject(new GitCommandError({ args, exitCode: code, stderr: stderr || error.message }));
       },
     );
   });

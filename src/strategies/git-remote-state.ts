@@ -174,7 +174,7 @@ export async function pushWithLease(
   // The ref moved after the remote advertised it: the remote's own old-value check refused the update.
   if (rejected !== undefined && /remote rejected/.test(rejected) && movedUnderneath(ref, out.stderr))
     return 'ref-moved';
-  throw new GitCommandError(args, out.exitCode, `${out.stderr}\n${out.stdout}`);
+  throw new GitCommandError({ args, exitCode: out.exitCode, stderr: `${out.stderr}\n${out.stdout}` });
 }
 
 /** How {@link pushEffectCommit} ended. @public */
@@ -227,7 +227,7 @@ export async function pushEffectCommit(
     const pushed = await pushWithLease({ ...target, commit, expected: state.head });
     if (pushed === 'pushed') return { status: 'pushed', commit, rounds: round };
   }
-  throw new RemoteRefContendedError(`${target.remote} refs/heads/${target.branch}`, maxRounds);
+  throw new RemoteRefContendedError({ ref: `${target.remote} refs/heads/${target.branch}`, attempts: maxRounds });
 }
 
 /** Whether the remote's error output says `ref` was not at the value the push expected. */

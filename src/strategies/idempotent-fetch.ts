@@ -81,10 +81,11 @@ export async function idempotentFetch(
   if (response.ok) return response;
   const where = String(url);
   const detail = await response.text().catch(() => '');
-  if (response.status === 409) throw new IdempotencyKeyInProgressError(key, where);
-  if (response.status === 412 && fence !== undefined) throw new EffectFenceRefusedError(key, fence.value, where);
-  if (response.status === 422) throw new IdempotencyKeyReusedError(key, where);
-  throw new IdempotentRequestError(response.status, key, where, detail.slice(0, 200));
+  if (response.status === 409) throw new IdempotencyKeyInProgressError({ key, url: where });
+  if (response.status === 412 && fence !== undefined)
+    throw new EffectFenceRefusedError({ key, fence: fence.value, url: where });
+  if (response.status === 422) throw new IdempotencyKeyReusedError({ key, url: where });
+  throw new IdempotentRequestError({ status: response.status, key, url: where, detail: detail.slice(0, 200) });
 }
 
 function fenceToSend(options: IdempotentFetchOptions): { header: string; value: number } | undefined {

@@ -28,6 +28,7 @@ export {
   type RemoteBranch,
   type RemoteEffectState,
 } from './git-remote-state.js';
+export { revertEffectCommit, type EffectRevertResult } from './git-revert.js';
 export { idempotentFetch, type IdempotentFetchOptions } from './idempotent-fetch.js';
 export { publishOnce, type JetStreamPublisher, type PublishOnceResult } from './jetstream-publish.js';
 export { defineSetEffectTool } from './set-semantics.js';
@@ -36,4 +37,4 @@ export { reconcileRemote, verdict, type RemoteVerdict } from './outcome-unknown.
 // Types of the root entry point that `defineSetEffectTool` takes and returns, re-exported as types
 // (the same declarations).
 export type { EffectTool, EffectToolDefinition, EffectToolHooks } from '../effects/define-effect-tool.js';
-export type { RunData, RunInfo, ToolContext } from '../context/tool-context.js';
+export type { EffectCallInfo, RunData, RunInfo, ToolContext } from '../context/tool-context.js';

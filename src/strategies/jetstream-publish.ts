@@ -4,6 +4,7 @@
  * @public
  */
 export interface JetStreamPublisher {
+  /** Publishes `data` on `subject`; `msgID` becomes the `Nats-Msg-Id` header the stream dedupes by. */
   publish(
     subject: string,
     data?: Uint8Array,
@@ -15,6 +16,7 @@ export interface JetStreamPublisher {
 export interface PublishOnceResult {
   /** `published`: this call stored the message; `duplicate`: the stream already had this message id. */
   readonly status: 'published' | 'duplicate';
+  /** The stream that stored the message. */
   readonly stream: string;
   /** Sequence number of the stored message (for a duplicate, the original's). */
   readonly seq: number;

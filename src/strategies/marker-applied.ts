@@ -7,7 +7,9 @@ import { findSignedEffectMarkers, type MarkerSecret } from './signed-marker.js';
  * @public
  */
 export interface MarkedComment {
+  /** The comment's text, where the marker is looked for. */
   readonly body?: string | null;
+  /** The comment's author, checked against the trusted authors. */
   readonly user?: { readonly login: string } | null;
 }
 
@@ -28,6 +30,7 @@ export interface MarkerTrust {
 
 /** What {@link markerApplied} takes. @public */
 export interface MarkerQuery<C extends MarkedComment = MarkedComment> extends MarkerTrust {
+  /** Every comment of the thread (page through all of them: never a lagging search index). */
   readonly comments: Iterable<C>;
   /** The effect key to look for; matched exactly (`a:b:1` is not `a:b:10`). */
   readonly key: string;

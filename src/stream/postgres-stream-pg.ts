@@ -38,7 +38,7 @@ export function loadPg(): Promise<PgModule> {
     (module) => module.default as unknown as PgModule,
     (error: unknown) => {
       loaded = undefined; // installed meanwhile? the next call tries again
-      throw new MissingPeerDependencyError('pg', 'The PostgreSQL run stream', { cause: error });
+      throw new MissingPeerDependencyError({ packageName: 'pg', feature: 'The PostgreSQL run stream', cause: error });
     },
   );
   return loaded;

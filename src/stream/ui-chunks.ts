@@ -76,6 +76,15 @@ export class RunStreamUIState {
     return first || !this.requested.has(toolCallId) ? this.request(toolCallId) : [];
   }
 
+  /**
+   * Another approval request was sent on the part of `toolCallId` (a sub-agent's call, shown on its
+   * agent tool part): the part's approval is that one now, so the call's own request, if it had
+   * one, goes again before its response.
+   */
+  requestReplaced(toolCallId: string): void {
+    this.requested.delete(toolCallId);
+  }
+
   /** Whether this state sent the approval request of `toolCallId` (since its call was last shown). */
   isRequested(toolCallId: string): boolean {
     return this.requested.has(toolCallId);

@@ -2,7 +2,7 @@
 // browser: `next build` once, then headless Debian Chromium driven by playwright-core against the
 // example as `npm run example:chat` starts it (its own Temporal dev server, the SQLite store, the
 // local GitHub-like tracker, a supervised worker process, `next start`). Effects are counted on the
-// tracker. CHAT_SCREENSHOT_DIR=docs/images writes the README's screenshots (else a temp folder).
+// tracker. CHAT_SCREENSHOT_DIR=docs/images writes the chat guide's screenshots (docs/guides/chat.md) (else a temp folder).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';

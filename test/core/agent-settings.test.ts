@@ -141,11 +141,13 @@ describe('defineAgent with AI SDK 7 agent settings', () => {
   });
 });
 
-describe("the README's Agent settings table", () => {
+describe("the docs' Agent settings table", () => {
   it('names every setting defineAgent runs or refuses', () => {
     expect([everySettingClassified, everyNameClassified]).toEqual([true, true]);
-    const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
-    const section = readme.slice(readme.indexOf('## Agent settings'), readme.indexOf('## Reconciliation strategies'));
+    const section = readFileSync(
+      fileURLToPath(new URL('../../docs/reference/agent-settings.md', import.meta.url)),
+      'utf8',
+    );
     const rows = section.split('\n').filter((line) => line.startsWith('| `') || line.startsWith('| callbacks'));
     const named = new Set(
       rows.flatMap((row) => [...(row.split(' | ')[0] ?? '').matchAll(/`(\w+)`/g)].map((m) => m[1])),

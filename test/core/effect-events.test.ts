@@ -99,4 +99,60 @@ describe('the effect protocol as its observer sees it', () => {
       { type: 'claim', result: 'acquired', fence: 2 },
     ]);
   });
+
+  it('an observer that throws changes nothing: the effect is applied once and recorded, and the throw is logged', async () => {
+    const store = new MemoryEffectStore();
+    const ctx = makeCtx('run-observer-throws');
+    const applied: number[] = [];
+    const t = defineEffectTool({
+      inputSchema: z.object({}),
+      effectKey: () => 'k',
+      execute: async () => {
+        applied.push(applied.length + 1);
+        return applied.length;
+      },
+    });
+    const warnings: string[] = [];
+    const env = {
+      store,
+      logger: { warn: (message: string) => warnings.push(message) },
+      observe: (event: EffectEvent) => {
+        if (event.type === 'execute' && event.phase === 'end') throw new Error('span exporter down');
+      },
+    };
+    const call = { tool: t, toolName: 't', input: {}, ctx, options: callOptions(ctx) };
+    const first = await applyEffect(call, env);
+    const second = await applyEffect(call, env);
+    expect([first.report.outcome, second.report.outcome]).toEqual(['executed', 'recorded']);
+    expect(applied).toEqual([1]);
+    expect((await store.get('k'))?.result).toBe(1);
+    expect(warnings).toEqual(['An effect observer threw; the call goes on without it.']);
+  });
+
+  it('an observer that throws at every event still lets a failed record write succeed as pending and give the key back', async () => {
+    const store = new FlakyStore();
+    store.failWrites = 1;
+    const ctx = makeCtx('run-observer-pending');
+    const t = defineEffectTool({ inputSchema: z.object({}), effectKey: () => 'k', execute: async () => 1 });
+    const resolved = await applyEffect(
+      { tool: t, toolName: 't', input: {}, ctx, options: callOptions(ctx) },
+      {
+        store,
+        logger: silentLogger,
+        busyWaitMs: 0,
+        onRecordFailed: () => {
+          throw new Error('metrics down');
+        },
+        observe: () => {
+          throw new Error('exporter down');
+        },
+      },
+    );
+    expect(resolved.unrecorded?.key).toBe('k');
+    expect(resolved.report.recordPending).toBe(true);
+    // Given back: a claim right away is not busy.
+    await expect(store.claim('k', { owner: 'next', leaseMs: 60_000, toolName: 't' })).resolves.toMatchObject({
+      status: 'acquired',
+    });
+  });
 });

@@ -67,3 +67,39 @@ describe.each(stores)('the unserialisable mark on the %s store', (_, open) => {
     await store.close?.();
   });
 });
+
+describe('what execute returns', () => {
+  const run = async (execute: () => unknown) => {
+    const ctx = makeCtx('r');
+    const t = defineEffectTool({ inputSchema: z.object({}), execute: execute as () => string });
+    const store = new MemoryEffectStore();
+    const { result, report } = await applyEffect(
+      { tool: t, toolName: 't', input: {}, ctx, options: callOptions(ctx) },
+      { store, logger: silentLogger },
+    );
+    return { result, record: await store.get(report.key) };
+  };
+
+  it('a synchronous execute may return undefined or null', async () => {
+    await expect(run(() => undefined)).resolves.toMatchObject({
+      result: undefined,
+      record: { resultUndefined: true },
+    });
+    await expect(run(() => null)).resolves.toMatchObject({ result: null, record: { result: null } });
+  });
+
+  it('a streaming execute without a chunk listener records its last value', async () => {
+    const chunks = async function* () {
+      yield 'draft';
+      yield 'final';
+    };
+    await expect(run(chunks)).resolves.toMatchObject({ result: 'final', record: { result: 'final' } });
+  });
+
+  it("an unserialisable result's reason names what JSON cannot hold, not a value JSON writes lossily", async () => {
+    const error = await run(() => ({ a: NaN, b: 1n })).catch((e: unknown) => e);
+    expect(EffectResultNotSerializableError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/BigInt at \$\.b/);
+    expect((error as Error).message).not.toMatch(/NaN/);
+  });
+});

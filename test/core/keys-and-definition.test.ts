@@ -5,6 +5,7 @@ import { tool } from 'ai';
 import { z } from 'zod';
 import { AgentRegistry } from '../../activities/agent-registry.js';
 import { withFailureMapping } from '../../activities/failures.js';
+import { assertNoStrayHooks } from '../../src/effects/define-effect-tool.js';
 import {
   defaultEffectKey,
   defineAgent,
@@ -282,5 +283,30 @@ describe('effectKeyOf', () => {
 
   it('an unwrapped execute has no key, and effectKeyOf says so', () => {
     expect(() => effectKeyOf({ toolCallId: 'x', messages: [] })).toThrow(/carry no effect key/);
+  });
+});
+
+describe('defining an effect tool', () => {
+  it('refuses null or a non-object with an InvalidEffectToolError that says what it expects', () => {
+    for (const definition of [null, undefined, 'comment']) {
+      expect(() => defineEffectTool(definition as never)).toThrow(
+        new InvalidEffectToolError('defineEffectTool expects a tool definition object (the same as tool() takes).'),
+      );
+    }
+  });
+
+  it('isEffectTool answers false for anything that is not an object, without throwing', () => {
+    for (const value of [undefined, null, 'tool', 1]) expect(isEffectTool(value)).toBe(false);
+  });
+
+  it('the stray-hook check leaves alone values that are no tool object at all (other checks name them)', () => {
+    for (const value of [undefined, null, 'tool']) expect(() => assertNoStrayHooks('t', value, 'here')).not.toThrow();
+  });
+
+  it('a stray-hook refusal names the hooks in each sentence of its fix, not just the first', () => {
+    const copy = { execute: () => 1, effectKey: () => 'k', alreadyApplied: () => undefined };
+    expect(() => assertNoStrayHooks('copy', copy, 'here')).toThrow(
+      /ignoring effectKey and alreadyApplied\. .*or drop effectKey and alreadyApplied if it has no effect to guard\.$/,
+    );
   });
 });

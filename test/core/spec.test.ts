@@ -191,7 +191,7 @@ describe('spec: what happens on every call', () => {
       inputSchema: z.object({ a: z.number() }),
       effectKey: () => 'key-1',
       alreadyApplied: async (key, input, c) => {
-        calls.push(['alreadyApplied', key, input, c === ctx]);
+        calls.push(['alreadyApplied', key, input, c.run === ctx.run && c.state === ctx.state]);
         return undefined;
       },
       execute: async () => {
@@ -411,8 +411,12 @@ describe('spec: effect keys', () => {
     });
     expect(res.effects[0]?.key).toBe('r-ctx:9:3');
     expect(seen['effectKey']).toBeDefined();
-    expect(seen['alreadyApplied']).toBe(seen['effectKey']);
-    expect(seen['execute']).toBe(seen['effectKey']);
+    // The same run, state and artifacts; alreadyApplied and execute get one context for the call.
+    for (const field of ['run', 'state', 'artifacts'] as const) {
+      expect(seen['alreadyApplied']?.[field]).toBe(seen['effectKey']?.[field]);
+      expect(seen['execute']?.[field]).toBe(seen['effectKey']?.[field]);
+    }
+    expect(seen['execute']).toBe(seen['alreadyApplied']);
     expect(seen['execute']?.run).toMatchObject({ runId: 'r-ctx', trigger: { issue: 9 }, agent: 'ctx-agent' });
     expect(res.steps[0]?.toolResults[0]?.output).toBe('README');
   });
@@ -711,7 +715,8 @@ describe('spec: outside the engine', () => {
     expect(got?.toolCallId).toBe('tc-9');
     expect(got?.messages).toBe(messages);
     expect(got?.abortSignal).toBe(abort.signal);
-    expect(got?.context).toBe(ctx);
+    expect(got?.context.run).toBe(ctx.run);
+    expect(got?.context.state).toBe(ctx.state);
   });
 });
 

@@ -74,7 +74,7 @@ describe('ToolContext', () => {
     expect(Object.isFrozen(ctx.run)).toBe(true);
   });
 
-  it('hooks and execute get the same object, execute as options.context, even when the tool has a contextSchema that strips fields', async () => {
+  it("the hooks and execute (as options.context) get the run's context, even when the tool has a contextSchema that strips fields; alreadyApplied and execute one object with ctx.effect", async () => {
     const seen: ToolContext[] = [];
     const t = defineEffectTool({
       inputSchema: z.object({}),
@@ -92,9 +92,12 @@ describe('ToolContext', () => {
     const res = await runAgent(agent, { prompt: 'p', store: new MemoryEffectStore(), runId: 'r-1', state: { n: 1 } });
     expect(res.steps[0]?.toolResults[0]?.output).toBe('r-1');
     expect(seen).toHaveLength(3);
-    expect(seen[1]).toBe(seen[0]);
-    expect(seen[2]).toBe(seen[0]);
-    expect(() => (seen[2] as unknown as { runId: string }).runId).toThrow(LegacyContextFieldError);
+    const [keyed, checked, executed] = seen;
+    for (const field of ['run', 'state', 'artifacts'] as const) expect(executed?.[field]).toBe(keyed?.[field]);
+    expect(checked).toBe(executed);
+    expect(keyed?.effect).toBeUndefined();
+    expect(executed?.effect).toEqual({ key: 'r-1:k', step: 0, fence: 1 });
+    expect(() => (executed as unknown as { runId: string }).runId).toThrow(LegacyContextFieldError);
   });
 
   it('the LegacyContextFieldError message names this package (@chamvi/temporal) and the 0.1 origin of the field', () => {

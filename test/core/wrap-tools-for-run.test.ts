@@ -115,7 +115,9 @@ describe('wrapToolsForRun', () => {
     const messages = [{ role: 'user' as const, content: 'm' }];
     await (w.t.execute as Exec)({}, { toolCallId: 'id-1', messages, abortSignal: abort.signal });
     expect(got).toMatchObject({ toolCallId: 'id-1', messages, abortSignal: abort.signal });
-    expect(got?.context).toBe(ctx); // filled in when missing
+    // Filled in when missing: the run's context, for this call (ctx.effect).
+    expect(got?.context.run).toBe(ctx.run);
+    expect(got?.context.effect?.key).toBeDefined();
   });
 
   it('streams a streaming execute through, records its last value, and replays the record as that one value', async () => {

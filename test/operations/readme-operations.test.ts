@@ -1,4 +1,4 @@
-// The README's knobs table and Operations section against the code they describe: the activity
+// The docs' knobs table and Operations pages against the code they describe: the activity
 // defaults, the metric names, the agent search attribute, the connection and codec settings.
 import { describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync } from 'node:fs';
@@ -13,12 +13,12 @@ import {
 } from '../../common/activity-options.js';
 import { AGENT_SEARCH_ATTRIBUTE } from '../../client/start-agent-run.js';
 import { POLLER_WAIT_MS } from '../../cli/pollers.js';
+import { docPage } from '../docs/docs-pages.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const section = (from: string, to: string): string => readme.slice(readme.indexOf(from), readme.indexOf(to));
+const OPERATIONS = ['deployment', 'stores', 'retention', 'metrics', 'tracing-setup', 'temporal-cloud', 'codecs'];
 
-/** A Temporal duration string as the README writes it: `10 minutes` → `10 min`, `30 seconds` → `30 s`. */
+/** A Temporal duration string as the docs write it: `10 minutes` → `10 min`, `30 seconds` → `30 s`. */
 function short(duration: string | number | undefined): string {
   const text = String(duration);
   return text.replace(/ minutes?$/, ' min').replace(/ seconds?$/, ' s');
@@ -35,9 +35,9 @@ function described(options: JsonActivityOptions): string[] {
   ];
 }
 
-describe("the README's knobs and Operations section", () => {
+describe("the docs' knobs table and Operations pages", () => {
   it('the knobs table gives the defaults the code has, for tools, model steps and the record activity', () => {
-    const table = section('### Timeouts, retries and heartbeats', '## Tutorial');
+    const table = docPage('operations/timeouts.md');
     const row = (name: string): string => table.split('\n').find((line) => line.startsWith(`| ${name}`)) ?? '';
     expect(DEFAULT_TOOL_OPTIONS.retry?.backoffCoefficient).toBe(2);
     for (const part of described(DEFAULT_TOOL_OPTIONS)) expect(row('tool calls')).toContain(part);
@@ -57,10 +57,10 @@ describe("the README's knobs and Operations section", () => {
   });
 
   it('Operations documents logs, every metric by name, tracing, envconfig, search attributes and the codec', () => {
-    const operations = section('## Operations', '## Troubleshooting');
+    const operations = OPERATIONS.map((page) => docPage(`operations/${page}.md`)).join('\n');
     for (const name of Object.values(EFFECT_METRICS)) expect(operations).toContain(`\`${name}\``);
     for (const part of [
-      '**Logs.**',
+      '## Logs',
       'Context.current().metricMeter',
       'prometheus: { bindAddress',
       '@temporalio/interceptors-opentelemetry',
@@ -77,7 +77,7 @@ describe("the README's knobs and Operations section", () => {
   });
 
   it("Tracing shows examples/tracing/tracing.ts as it is, and pins versions this repository's tests run with", () => {
-    const tracing = section('**Tracing.**', '**Connecting to a cluster');
+    const tracing = docPage('operations/tracing-setup.md');
     const block = /<!-- file: examples\/tracing\/tracing.ts -->\n+```ts\n([\s\S]*?)\n```\n/.exec(tracing)?.[1];
     expect(block).toBe(readFileSync(join(ROOT, 'examples/tracing/tracing.ts'), 'utf8').replace(/\n$/, ''));
     const install = /```sh\n(npm install [\s\S]*?)\n```/.exec(tracing)?.[1] ?? '';

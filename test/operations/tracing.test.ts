@@ -287,12 +287,14 @@ describe('tracing a run with the OpenTelemetry SDK and the Temporal interceptors
     });
     const all = finished();
     process.stdout.write(`--- the spans of a run with an approval ---\n${printTree(all)}\n`);
-    // The run's trace; the client's query and update calls (the test's polling, the decision) are traces of their own.
+    // The run's trace; the client's query and update calls (the test's polling, the decision, the
+    // progress query that looks for sub-agent runs waiting too) are traces of their own.
     const spans = all.filter((s) => s.traceId === only(all, 'RunWorkflow:agentWorkflow').traceId);
     const theirs = new Set(all.filter((s) => !spans.includes(s)).map((s) => s.name));
     expect([...theirs].sort()).toEqual([
       'HandleUpdate:chamvi.decideApproval',
       'QueryWorkflow:chamvi.pendingApprovals',
+      'QueryWorkflow:chamvi.progress',
       'RunActivity:chamvi.verifyApproval',
       'StartActivity:chamvi.verifyApproval',
       'StartWorkflowUpdate:chamvi.decideApproval',

@@ -1,7 +1,8 @@
-// The package as a user gets it: `npm pack`, installed into a fresh copy of examples/consumer (the
-// README tutorial, see readme-tutorial.test.ts) in a temp folder outside the repo, once with the
-// lowest versions the peer ranges allow and once with the newest. Needs the npm registry and
-// minutes, so it runs when CHAMVI_INSTALL_TESTS=1 (.ci/run sets it).
+// The package as a user gets it: `npm pack`, installed in a temp folder outside the repo into the
+// README tutorial's app (see readme-tutorial.test.ts): once a copy of examples/consumer with the
+// lowest versions the peer ranges allow, once made as the README says (`npm init -y`, its commands,
+// the newest versions). Needs the npm registry and minutes, so it runs when CHAMVI_INSTALL_TESTS=1
+// (.ci/run sets it).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -22,6 +23,7 @@ import {
   type CommandResult,
 } from './packed-package.js';
 import { ROOT } from './run-cli.js';
+import { tutorialAppAsWritten } from './tutorial-app.js';
 
 interface Manifest {
   name: string;
@@ -49,6 +51,11 @@ interface Variant {
   readonly versions: Record<string, string>;
   /** Whether the app also installs pg (the optional peer) at the lowest version its range allows. */
   readonly pg: boolean;
+  /**
+   * Whether the app is made as the README says, in a fresh `npm init -y` folder with its commands
+   * (which install the newest versions): else a copy of examples/consumer with `versions` declared.
+   */
+  readonly asWritten: boolean;
 }
 
 const peer = (name: string): string => pkg.peerDependencies[name] ?? '';
@@ -62,6 +69,7 @@ const VARIANTS: Variant[] = [
       pg: floor(peer('pg')),
     },
     pg: true,
+    asWritten: false,
   },
   {
     label: 'the newest versions the peer ranges allow',
@@ -72,6 +80,7 @@ const VARIANTS: Variant[] = [
       typescript: 'latest',
     },
     pg: false,
+    asWritten: true,
   },
 ];
 
@@ -128,6 +137,11 @@ const timings: string[] = [];
     let install: CommandResult;
 
     beforeAll(async () => {
+      if (variant.asWritten) {
+        ({ app, install } = await tutorialAppAsWritten(scratchDir('chamvi-consumer-'), tarball));
+        timings.push(`newest, as the README says: install ${(install.ms / 1000).toFixed(1)} s`);
+        return;
+      }
       app = join(scratchDir('chamvi-consumer-'), 'app');
       cpSync(join(ROOT, 'examples', 'consumer'), app, {
         recursive: true,
@@ -166,6 +180,21 @@ const timings: string[] = [];
         expect(existsSync(join(dir, 'node_modules'))).toBe(false);
       }
     });
+
+    if (variant.asWritten) {
+      it("declares, after the README's commands, what examples/consumer declares", () => {
+        type Declared = Manifest & { type?: string; scripts?: Record<string, string> };
+        const made = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as Declared;
+        const shown = JSON.parse(readFileSync(join(ROOT, 'examples/consumer/package.json'), 'utf8')) as Declared;
+        const names = (m: Declared) => ({
+          type: m.type,
+          scripts: m.scripts,
+          dependencies: Object.keys(m.dependencies ?? {}).sort(),
+          devDependencies: Object.keys(m.devDependencies ?? {}).sort(),
+        });
+        expect(names(made)).toEqual(names(shown));
+      });
+    }
 
     it('installs the tarball and its peers without ERESOLVE', () => {
       expect(install.output).not.toContain('ERESOLVE');
@@ -306,13 +335,9 @@ console.log(JSON.stringify({ put: put.result, got: got?.result }));
       }, 90_000);
     }
 
-    it('runs one agent on a dev server: the tutorial worker and client at one TEMPORAL_ADDRESS', async () => {
-      const api: FakeResponsesApi = await startFakeResponsesApi();
-      const env = userEnv({
-        TEMPORAL_ADDRESS: temporal.address,
-        OPENAI_BASE_URL: api.baseUrl,
-        OPENAI_API_KEY: 'sk-smoke-test',
-      });
+    /** The tutorial's worker and client at one TEMPORAL_ADDRESS: the client prints the answer and the comment. */
+    async function runTutorial(extraEnv: Record<string, string>): Promise<void> {
+      const env = userEnv({ TEMPORAL_ADDRESS: temporal.address, ...extraEnv });
       let worker: ChildProcess | undefined;
       try {
         worker = spawn('node', ['dist/worker.js'], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -325,7 +350,6 @@ console.log(JSON.stringify({ put: put.result, got: got?.result }));
           output: expect.stringMatching(/^Done\.\ncomment executed after 1 attempt\(s\): \S+:comment:42\n$/),
           worker: '',
         });
-        expect(api.requests).toHaveLength(2);
         expect(existsSync(join(app, '.chamvi', 'effects.db'))).toBe(true);
         const exited = new Promise<number | null>((resolve) => worker?.once('exit', (code) => resolve(code)));
         worker.kill('SIGINT');
@@ -333,8 +357,21 @@ console.log(JSON.stringify({ put: put.result, got: got?.result }));
         worker = undefined;
       } finally {
         worker?.kill('SIGKILL');
+      }
+    }
+
+    it("runs one agent on a dev server: the tutorial worker and client, on OpenAI's Responses API", async () => {
+      const api: FakeResponsesApi = await startFakeResponsesApi();
+      try {
+        await runTutorial({ OPENAI_BASE_URL: api.baseUrl, OPENAI_API_KEY: 'sk-smoke-test' });
+        expect(api.requests).toHaveLength(2);
+      } finally {
         await api.close();
       }
+    }, 150_000);
+
+    it('runs the tutorial offline (OFFLINE=1: the scripted model, no API key)', async () => {
+      await runTutorial({ OFFLINE: '1' });
     }, 150_000);
 
     it("passes the tutorial's time-skipping test (npm test)", async () => {

@@ -56,13 +56,35 @@ export function run(
   );
 }
 
-/** Like {@link run}, but a non-zero exit throws with the command's output. */
+/**
+ * npm's answer when a lock names a version the registry's copy of the package document does not
+ * list yet: a version published minutes ago reaches the registry's replicas one by one, so one
+ * install can lock it and the next, served by another replica, not find it.
+ */
+const NOT_YET_REPLICATED = /\bETARGET\b/;
+const REPLICATION_WAIT_MS = 30_000;
+const REPLICATION_TRIES = 4;
+
+/**
+ * Like {@link run}, but a non-zero exit throws with the command's output. A command npm failed
+ * with ETARGET runs again after a wait, up to {@link REPLICATION_TRIES} times, since that is the
+ * registry catching up, not the package.
+ */
 export async function runOk(
   command: string,
   args: readonly string[],
   options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
 ): Promise<CommandResult> {
-  const result = await run(command, args, options);
+  let result = await run(command, args, options);
+  for (
+    let tries = 1;
+    tries < REPLICATION_TRIES && result.code !== 0 && NOT_YET_REPLICATED.test(result.output);
+    tries++
+  ) {
+    console.log(`${command} ${args.join(' ')}: the registry does not list a locked version yet; again in 30 s`);
+    await new Promise((r) => setTimeout(r, REPLICATION_WAIT_MS));
+    result = await run(command, args, options);
+  }
   if (result.code !== 0) {
     throw new Error(`${command} ${args.join(' ')} (in ${options.cwd}) exited ${result.code}:\n${result.output}`);
   }

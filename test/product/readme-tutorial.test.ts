@@ -1,9 +1,10 @@
-// README.md for someone who installs the package: the Install section, the version matrix, the
-// tutorial (whose code blocks are the files of examples/consumer, which consumer-smoke.test.ts
-// installs, compiles and runs) and the two commands.
+// README.md for someone who installs the package: the Install section, the version matrix (on the
+// docs site's Install page), the tutorial (whose blocks are the files of examples/consumer, which
+// consumer-smoke.test.ts installs, compiles and runs) and the two commands.
 import { describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { docPage } from '../docs/docs-pages.js';
 import { markedBlocks } from './readme-blocks.js';
 import { ROOT } from './run-cli.js';
 
@@ -25,6 +26,12 @@ function section(title: string): string {
   return readme.slice(start, end < 0 ? undefined : end);
 }
 
+/** The `npm install` lines of a page's first sh block, comments cut. */
+function installLines(markdown: string): string[] {
+  const block = /```sh\n([\s\S]*?)\n```/.exec(markdown)?.[1] ?? '';
+  return block.split('\n').map((line) => line.replace(/#.*$/, '').trim());
+}
+
 function appFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
     e.isDirectory() ? appFiles(join(dir, e.name)) : [relative(ROOT, join(dir, e.name))],
@@ -32,31 +39,41 @@ function appFiles(dir: string): string[] {
 }
 
 describe('README.md for a user of the package', () => {
+  it('is short: at most about 300 lines, with the tutorial in it', () => {
+    expect(readme.split('\n').length).toBeLessThanOrEqual(320);
+    expect(readme).toContain('\n## Tutorial\n');
+  });
+
   it('starts with Install, whose npm install line names every required peer and the optional ones apart', () => {
     expect(/\n## (.+)\n/.exec(readme)?.[1]).toBe('Install');
-    const install = section('Install');
-    const [first, ...rest] = (/```sh\n([\s\S]*?)\n```/.exec(install)?.[1] ?? '').split('\n');
+    const [first, , , pg] = installLines(section('Install'));
     const names = (first ?? '').split(/\s+/);
     expect(names.slice(0, 3)).toEqual(['npm', 'install', '@chamvi/temporal']);
     expect(names.slice(3).sort()).toEqual([...required].sort());
-    expect(rest.join('\n')).toMatch(/^npm install pg\b/m);
-    expect(rest.join('\n')).toMatch(/^npm install -D @temporalio\/testing\b/m);
+    expect(pg).toBe('npm install pg');
+    // The docs site's Install page gives the same commands.
+    expect(installLines(docPage('get-started/install.md'))).toEqual(installLines(section('Install')));
   });
 
   it("states package.json's Node engine and peer ranges in its version matrix, and that it is ESM-only", () => {
-    const install = section('Install');
+    const install = docPage('get-started/install.md');
     expect(install).toContain(`| Node `);
     expect(install).toContain(pkg.engines.node.replace('>=', '') + '+');
     for (const name of ['@temporalio/worker', 'ai', 'zod', 'pg']) {
       expect(install).toContain(`\`${(pkg.peerDependencies[name] ?? '?').replace('||', '\\|\\|')}\``);
     }
-    expect(install).toContain('**ESM only.**');
+    expect(install).toContain('## ESM only');
     expect(install).toContain("await import('@chamvi/temporal')");
+    expect(section('Install')).toContain('**ESM only**');
+    for (const name of ['@temporalio/worker', 'ai', 'zod', 'pg']) {
+      expect(section('Install')).toContain(`\`${(pkg.peerDependencies[name] ?? '?').replace('||', '\\|\\|')}\``);
+    }
   });
 
   it('shows each file of examples/consumer once, as it is (the tutorial compiles and runs as written)', () => {
     const blocks = markedBlocks(readme);
-    const files = appFiles(CONSUMER).filter((f) => !f.endsWith('package.json'));
+    const files = appFiles(CONSUMER);
+    expect(files).toContain('examples/consumer/package.json');
     expect([...blocks.keys()].filter((path) => path.startsWith('examples/consumer/')).sort()).toEqual(files.sort());
     for (const file of files) {
       expect({ file, blocks: blocks.get(file) }).toEqual({
@@ -64,22 +81,37 @@ describe('README.md for a user of the package', () => {
         blocks: [readFileSync(join(ROOT, file), 'utf8').replace(/\n$/, '')],
       });
     }
-    expect(section('Tutorial (5 minutes)')).toContain('<!-- file: examples/consumer/jest.config.js -->');
+    expect(section('Tutorial')).toContain('<!-- file: examples/consumer/jest.config.js -->');
   });
 
-  it('lists in the example app what Install and the tutorial tell a user to install', () => {
+  it("is the docs site's tutorial page too, which includes the README's tutorial region", () => {
+    const region =
+      /<!-- #region tutorial -->\n([\s\S]*)<!-- #endregion tutorial -->/.exec(section('Tutorial'))?.[1] ?? '';
+    for (const file of appFiles(CONSUMER)) expect(region).toContain(`<!-- file: ${file} -->`);
+    expect(docPage('get-started/tutorial.md')).toContain('<!--@include: ../../README.md#tutorial-->');
+  });
+
+  it('has the example app declare what Install and the tutorial install and set, in a fresh npm init -y app', () => {
     const app = JSON.parse(readFileSync(join(CONSUMER, 'package.json'), 'utf8')) as {
+      type: string;
       dependencies: Record<string, string>;
       devDependencies: Record<string, string>;
       scripts: Record<string, string>;
     };
-    expect(Object.keys(app.dependencies).sort()).toEqual(['@ai-sdk/openai', '@chamvi/temporal', ...required].sort());
-    const tutorial = section('Tutorial (5 minutes)');
-    for (const dev of ['jest', '@jest/globals', '@swc/jest', '@temporalio/testing']) {
-      expect(Object.keys(app.devDependencies)).toContain(dev);
-      expect(tutorial).toContain(dev);
-    }
-    expect(tutorial).toContain(`"test": "${app.scripts['test']}"`);
+    const [first = '', second = '', dev = ''] = installLines(section('Install'));
+    const names = (line: string, skip: number): string[] =>
+      line
+        .split(/\s+/)
+        .slice(skip)
+        .map((spec) => spec.replace(/(.)@[^@]*$/, '$1'));
+    expect(Object.keys(app.dependencies).sort()).toEqual([...names(first, 2), ...names(second, 2)].sort());
+    expect(Object.keys(app.devDependencies).sort()).toEqual(names(dev, 3).sort());
+    expect(dev.startsWith('npm install -D ')).toBe(true);
+    const tutorial = section('Tutorial');
+    expect(tutorial).toContain('npm init -y');
+    const set = /^npm pkg set (.*)$/m.exec(tutorial)?.[1] ?? '';
+    expect(set).toBe(`type=${app.type} scripts.build=${app.scripts['build']} scripts.test="${app.scripts['test']}"`);
+    expect(Object.keys(app.scripts).sort()).toEqual(['build', 'test']);
   });
 
   it('gives two commands that are really two, and package.json runs them through scripts/dev.sh', () => {

@@ -243,9 +243,10 @@ export function defineMatrix(topology: 'one worker' | 'two workers'): void {
    * effect or the record).
    */
   function defineZombieCases(): void {
-    const TIMEOUT_MS = 3_000;
+    const TIMEOUT_MS = 5_000;
     // The effect call's lease: the shorter of the heartbeat timeout and the start-to-close timeout.
-    const LEASE_MS = 2_000;
+    // Renewed every third of it, so the zombie's renewals outlast a 2.6 s stall of this loaded process.
+    const LEASE_MS = 4_000;
     const zombieCases = ZOMBIE_POINTS.flatMap((point) => STRATEGIES.map((strategy) => ({ point, strategy })));
     const zombieObservations = new Map<string, Observation & { storedOrigin: string | undefined }>();
 
@@ -276,8 +277,18 @@ export function defineMatrix(topology: 'one worker' | 'two workers'): void {
           mode: async (hit) => {
             const tracker = trackerOf(hit.key);
             allInside.tick();
+            const signal = hit.ctx?.run.signal;
             await Promise.all([
               sleep(tracker.startedAt + TIMEOUT_MS + 50 - performance.now()),
+              // The attempt's own deadline: its clock starts a little after startedAt, later on a loaded machine.
+              firstOrTimeout(
+                30_000,
+                new Promise((resolve) =>
+                  signal === undefined || signal.aborted
+                    ? resolve(undefined)
+                    : signal.addEventListener('abort', resolve, { once: true }),
+                ),
+              ),
               firstOrTimeout(30_000, tracker.retryRefused.promise, tracker.retryPast.promise),
             ]);
           },
@@ -304,7 +315,7 @@ export function defineMatrix(topology: 'one worker' | 'two workers'): void {
       const zombieStores = [0, 1].map(() => new WatchedStore({ connectionString: PG_URL, table }));
       stores.push(...zombieStores);
       const taskQueue = `matrix-zombie-${id}`;
-      const toolOptions = { ...FAST_TOOL_OPTIONS, startToCloseTimeout: TIMEOUT_MS };
+      const toolOptions = { ...FAST_TOOL_OPTIONS, heartbeatTimeout: LEASE_MS, startToCloseTimeout: TIMEOUT_MS };
       const [first, second] = await Promise.all(
         [0, 1].map((i) =>
           createAgentWorker({

@@ -77,9 +77,9 @@ function cutOffPastLease(h: History, zombie: Actor, landed: Application, other: 
       because: `${zombie.name}'s process was paused when its lease ended (${expiredAt} ms), after its execute started (${zombie.executeStartedAt} ms); its write landed at ${landed.at} ms; ${other.name} claimed the key at ${otherClaim.acquiredAt} ms`,
     };
   }
-  // The lease keeper renews once a third of the lease has passed, checking every sixth, and sends
-  // no renewal while one is unanswered. So a keeper that kept trying was still waiting for a
-  // renewal (lost, stalled, or held by a pause) too close to the end to try again; a keeper that
+  // A claim's keep-alive renews once a third of the lease has passed, checking every sixth, and
+  // sends no renewal while one is unanswered. So a keep-alive that kept trying was still waiting for
+  // a renewal (lost, stalled, or held by a pause) too close to the end to try again; one that
   // stopped (a bug) had every answer early and sent nothing more.
   const tick = Math.max(1, Math.floor(h.scenario.leaseMs / 6));
   const waiting = h.ledger.requests.find(

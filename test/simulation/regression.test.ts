@@ -9,7 +9,7 @@ import { OPEN_FINDINGS, openFindingOf } from './view-regression-seeds.js';
 // names its seed and the command that replays it) break nothing but open findings.
 
 /** Fresh seeds per suite (the conversation and stream histories cost more than the effect protocol's). */
-const RANDOM_SEEDS: Record<SuiteName, number> = { effects: 300, conversation: 150, stream: 150 };
+const RANDOM_SEEDS: Record<SuiteName, number> = { effects: 300, conversation: 150, stream: 150, budget: 500 };
 const prepared = new Map<SuiteName, Promise<PreparedSuite>>();
 const suite = (name: SuiteName): Promise<PreparedSuite> => {
   let found = prepared.get(name);

@@ -47,7 +47,7 @@ export interface SeedResult {
  * connections to one `MemoryEffectStore` on the database's clock, the remote, the attempts),
  * runs it on the virtual clock until every attempt is done, dead or hung, probes the key one lease
  * and one retry later, checks the invariants, then tears the world down so that nothing of it
- * (the protocol's process-wide lease keeper included) reaches the next seed.
+ * (the claims' keep-alive timers included) reaches the next seed.
  */
 export async function simulate(seed: number, features: ProtocolFeatures): Promise<SeedResult> {
   const scenario = drawScenario(seed, features.fenceOf !== undefined);
@@ -59,7 +59,7 @@ export async function simulate(seed: number, features: ProtocolFeatures): Promis
   }
 }
 
-/** The longest pause between two claims of a busy wait (effect-lease.ts): "one retry" after a lease. */
+/** The longest pause between two claims of a busy wait (`Claim.acquire`): "one retry" after a lease. */
 const RETRY_PAUSE_MS = 500;
 
 async function run(scenario: Scenario, clock: VirtualClock, features: ProtocolFeatures): Promise<SeedResult> {
@@ -281,7 +281,7 @@ async function probeKey(
 /**
  * Ends the history so that nothing of it reaches the next seed: every parked or later request
  * fails at once, hung executes throw, signals abort; then timers run until every call has settled
- * and none is left (the protocol's process-wide lease keeper included).
+ * and none is left (the claims' keep-alive timers included).
  * @returns a violation when something is still pending.
  */
 async function tearDown(

@@ -11,8 +11,13 @@ import { chainEntries, conversationRoot } from '../../src/conversation/conversat
 import { ConversationLog } from '../../src/conversation/conversation-log.js';
 import { SqliteEffectStore } from '../../src/stores/sqlite-effect-store.js';
 
-/** How long the child may take (Node and tsx start included) before the walk counts as endless. */
-const PROBE_TIMEOUT_MS = 3000;
+/** How long the walk may take, from when the child says it is about to start, before it counts as endless. */
+const WALK_TIMEOUT_MS = 3000;
+/**
+ * How long the child may take to start (Node, tsx, the imports): on a loaded machine that alone can
+ * pass the walk's budget, and a slow start says nothing about the walk.
+ */
+const START_TIMEOUT_MS = 120_000;
 
 let verdict: Promise<boolean> | undefined;
 
@@ -30,8 +35,16 @@ function probe(): Promise<boolean> {
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), PROBE_TIMEOUT_MS);
+    const kill = () => child.kill('SIGKILL');
+    let timer = setTimeout(kill, START_TIMEOUT_MS);
+    child.stdout.on('data', (chunk: Buffer) => {
+      const started = !out.includes('walking');
+      out += chunk.toString();
+      if (started && out.includes('walking')) {
+        clearTimeout(timer);
+        timer = setTimeout(kill, WALK_TIMEOUT_MS);
+      }
+    });
     child.on('exit', () => {
       clearTimeout(timer);
       resolve(out.includes('ended'));
@@ -41,6 +54,7 @@ function probe(): Promise<boolean> {
 
 /** The probe itself: a two-entry chain whose first entry's parent is made the second, loaded from a fresh log. */
 async function walkCycle(): Promise<void> {
+  console.log('walking');
   const store = new SqliteEffectStore({ path: ':memory:' });
   const runId = 'probe';
   const entries = chainEntries(conversationRoot(runId), [

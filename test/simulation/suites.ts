@@ -1,10 +1,11 @@
+import { simulateBudget } from './budget-simulate.js';
 import { simulateConversation } from './conversation-simulate.js';
 import type { Violation } from './invariants.js';
 import { detectProtocol, simulate } from './simulate.js';
 import { closeBudgetMs, simulateStream } from './stream-simulate.js';
 
-/** The simulator's suites: the effect protocol, the conversation store, the run streams. */
-export const SUITES = ['effects', 'conversation', 'stream'] as const;
+/** The simulator's suites: the effect protocol, the conversation store, the run streams, the budgets of run trees. */
+export const SUITES = ['effects', 'conversation', 'stream', 'budget'] as const;
 export type SuiteName = (typeof SUITES)[number];
 
 /** One seed's outcome, whatever the suite. */
@@ -53,6 +54,16 @@ export async function prepareSuite(name: SuiteName): Promise<PreparedSuite> {
       async run(seed) {
         const r = await simulateConversation(seed);
         return { violations: r.violations, trace: r.trace, counts: { executions: r.executions }, notes: [] };
+      },
+    };
+  }
+  if (name === 'budget') {
+    return {
+      name,
+      setup: '',
+      run(seed) {
+        const r = simulateBudget(seed);
+        return Promise.resolve({ violations: r.violations, trace: r.trace, counts: { steps: r.steps }, notes: [] });
       },
     };
   }

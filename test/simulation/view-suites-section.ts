@@ -45,6 +45,17 @@ export function viewSuitesSection(run: SimulationRun | undefined): string[] {
     "reader busy-loops; closing the store releases every reader within a second; a step attempt's `close` returns",
     'within the documented budget whatever the store does, and a writer warns at most once.',
     '',
+    'The budget suite (`--suite budget`) runs a tree of 1-10 runs (a top run, up to 3 sub-agents, up to 2 of',
+    'theirs), each with 1-4 model steps of random tokens, under a token budget of 20-120 % of what the tree would',
+    'use, counted by the real `BudgetLedger` of the top run: each sub-agent asks before each step with its own',
+    'count and sends its last count when it ends; the counts reach the top run in any order across senders (in',
+    'order from one sender, as Temporal delivers signals), the top run continues as new between its steps, budget',
+    'approvals raise the limit or are denied, and a forger sends counts from workflow ids outside the tree,',
+    'malformed ones, lower ones, and higher ones. Invariants: the count never goes down (count-never-decreases);',
+    "every run of the tree ends (tree-ends); only each run's last step can pass the limit (overshoot-bounded); at",
+    'the end the top run has counted exactly the tokens the tree took, unless a forged higher count was accepted',
+    '(count-exact), and never fewer (never-undercounts).',
+    '',
   ];
   const suites = run?.suites;
   if (suites === undefined) return lines;

@@ -89,7 +89,7 @@ export class VirtualClock {
     while (this.clock.countTimers() > 0 && this.now() <= horizon) await this.clock.nextAsync();
   }
 
-  /** Timers still scheduled (the lease keeper's interval included). */
+  /** Timers still scheduled (the claims' keep-alive timers included). */
   pendingTimers(): number {
     return this.clock.countTimers();
   }

@@ -11,14 +11,7 @@ import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundle } from '@temporalio/worker';
-import {
-  convertToModelMessages,
-  DefaultChatTransport,
-  lastAssistantMessageIsCompleteWithApprovalResponses,
-  readUIMessageStream,
-  type UIMessage,
-  type UIMessageChunk,
-} from 'ai';
+import { convertToModelMessages } from 'ai';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { defineAgent, defineEffectTool } from '../../src/index.js';
@@ -28,9 +21,10 @@ import { PostgresRunStreamStore } from '../../src/stream/postgres-run-stream.js'
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
 import { createAgentWorker, type AgentEntry } from '../../worker/index.js';
 import { listPendingApprovals } from '../../client/approvals-client.js';
-import { chatRoute, type ChatRoute } from '../../worker/stream/chat-route.js';
+import { chatRoute } from '../../worker/stream/chat-route.js';
 import { runUIMessageStream } from '../../worker/stream/run-ui-message-stream.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';
+import { Page, read, toolParts, texts } from './fixtures/chat-page.js';
 import { dropTables } from './fixtures/drop-tables.js';
 import { streamingModel, type StreamedStep } from './fixtures/streaming-model.js';
 
@@ -115,88 +109,6 @@ async function withChat<T>(
   return { result, applied, prompts };
 }
 
-/** What useChat does with a chat's messages, through the AI SDK's own transport and reader. */
-class Page {
-  readonly id = `chat-${randomUUID()}`;
-  messages: UIMessage[] = [];
-  readonly transport: DefaultChatTransport<UIMessage>;
-  refused: Response | undefined;
-
-  constructor(
-    readonly route: ChatRoute,
-    readonly stream: PostgresRunStreamStore,
-  ) {
-    this.transport = new DefaultChatTransport({
-      api: 'http://chat.test/api/chat',
-      fetch: async (url, init) => {
-        const request = new Request(url, init);
-        const response = request.method === 'GET' ? await route.GET(request, this.id) : await route.POST(request);
-        if (response.status >= 400) this.refused = response.clone();
-        return response;
-      },
-    });
-  }
-
-  /** Sends a user message (sendMessage). */
-  async say(text: string): Promise<UIMessage> {
-    this.messages.push({ id: randomUUID(), role: 'user', parts: [{ type: 'text', text }] });
-    return this.send();
-  }
-
-  /** Answers the pending approval of `toolCallId` (addToolApprovalResponse); sends when the SDK's predicate says so. */
-  async answer(
-    toolCallId: string,
-    approved: boolean,
-    edit?: (part: Record<string, unknown>) => void,
-  ): Promise<UIMessage> {
-    const last = this.messages.at(-1);
-    const part = last?.parts.find((p) => 'toolCallId' in p && p.toolCallId === toolCallId) as
-      (Record<string, unknown> & { approval?: { id: string; approved?: boolean; reason?: string } }) | undefined;
-    if (part?.state !== 'approval-requested' || part.approval === undefined)
-      throw new Error(`no approval asked for ${toolCallId}`);
-    part.state = 'approval-responded';
-    part.approval = { ...part.approval, approved, ...(approved ? {} : { reason: 'Not now.' }) };
-    edit?.(part);
-    expect(lastAssistantMessageIsCompleteWithApprovalResponses({ messages: this.messages })).toBe(true);
-    return this.send();
-  }
-
-  /** Reloads the page: the messages the server shows (none kept), then resume (GET); null when nothing runs. */
-  async reload(): Promise<UIMessage | null> {
-    const stream = await this.transport.reconnectToStream({ chatId: this.id });
-    return stream === null ? null : read(stream);
-  }
-
-  private async send(): Promise<UIMessage> {
-    const last = this.messages.at(-1);
-    const continuing = last?.role === 'assistant' ? last : undefined;
-    const stream = await this.transport.sendMessages({
-      trigger: 'submit-message',
-      chatId: this.id,
-      messageId: undefined,
-      messages: this.messages,
-      abortSignal: undefined,
-    });
-    const message = await read(stream, continuing === undefined ? undefined : structuredClone(continuing));
-    if (continuing !== undefined) this.messages[this.messages.length - 1] = message;
-    else this.messages.push(message);
-    return message;
-  }
-}
-
-async function read(stream: ReadableStream<UIMessageChunk>, message?: UIMessage): Promise<UIMessage> {
-  let last: UIMessage | undefined;
-  for await (const m of readUIMessageStream({ stream, terminateOnError: true, ...(message ? { message } : {}) }))
-    last = m;
-  if (last === undefined) throw new Error('the stream built no message');
-  return last;
-}
-
-type AnyPart = UIMessage['parts'][number] & Record<string, unknown>;
-const toolParts = (m: UIMessage | null | undefined): AnyPart[] =>
-  (m?.parts ?? []).filter((p) => p.type.startsWith('tool-'));
-const texts = (m: UIMessage | null | undefined): string[] =>
-  m?.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])) ?? [];
 const promptText = (prompt: LanguageModelV4CallOptions['prompt'] | undefined): string => JSON.stringify(prompt ?? []);
 
 const POST_HI: StreamedStep = { text: 'Posting it.', toolCalls: [{ toolName: 'comment', input: { body: 'hi' } }] };

@@ -130,7 +130,7 @@ describe('the streaming model call of a step', () => {
       };
       const plain = await failure();
       const streamed = await failure(new MemoryRunStreamStore());
-      // The failure policy makes ModelCallRejectedError non-retryable by its name (common/failure-policy.ts).
+      // The failure policy makes ModelCallRejectedError non-retryable by its name (src/errors/failure-policy.ts).
       expect(plain?.name).toBe('ModelCallRejectedError');
       expect(streamed?.name).toBe('ModelCallRejectedError');
       expect(streamed?.message).toBe(plain?.message);

@@ -1,5 +1,5 @@
 // AI SDK 7 agent settings (ToolLoopAgent's names) on Temporal: each one reaches the model call of a
-// model-step activity, or steers the workflow's loop, as the README's "Agent settings" table says.
+// model-step activity, or steers the workflow's loop, as the docs' "Agent settings" table says (docs/reference/agent-settings.md).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -450,7 +450,7 @@ describe('agent settings on Temporal', () => {
       { text: 'Posted.' },
     ]);
     // Typed as ToolLoopAgentSettings (an untyped tool set): the SDK's own type would require a
-    // toolsContext for the effect tool, which reads the run's ToolContext (README, Agent settings).
+    // toolsContext for the effect tool, which reads the run's ToolContext (docs, Agent settings).
     const settings: ToolLoopAgentSettings = {
       id: `tlaeff-${randomUUID().slice(0, 8)}`,
       model,

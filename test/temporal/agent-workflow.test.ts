@@ -15,7 +15,7 @@ import { loadConversation } from '../../src/conversation/load-conversation.js';
 import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import type { ClaimRequest, ClaimResult } from '../../src/stores/effect-store.js';
 import { SqliteEffectStore } from '../../src/stores/sqlite-effect-store.js';
-import { FAILURE_CATALOGUE, type FailurePolicy } from '../../common/failure-policy.js';
+import { FAILURE_CATALOGUE, type FailurePolicy } from '../../src/errors/failure-policy.js';
 import { LocalGitHubServer } from '../../demo/github/index.js';
 import { scriptedModel } from '../../testing/scripted-model.js';
 import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
@@ -391,7 +391,7 @@ describe('agent workflow on the time-skipping server', () => {
   // Every failure type of the catalogue that is not retried, thrown by the tool's own error class
   // of that name (Temporal takes the failure type from the constructor's name). It is not one of
   // this library's errors, so nothing marks it non-retryable but the catalogue's type list
-  // (NON_RETRYABLE_TYPES, common/failure-policy.ts), and the workflow's handling follows its entry.
+  // (NON_RETRYABLE_TYPES, src/errors/failure-policy.ts), and the workflow's handling follows its entry.
   it.each(
     Object.entries(FAILURE_CATALOGUE as Record<string, FailurePolicy>)
       .filter(([, policy]) => policy.retried === false && policy.then !== 'caller')

@@ -3,7 +3,7 @@
 // named error before the model sees it, and two executions sharing a run id each keep the
 // conversation until they end, whatever the other does.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundle } from '@temporalio/worker';
 import { tool } from 'ai';
@@ -201,8 +201,9 @@ describe('the conversation as someone else writes the store (time-skipping serve
         args: [{ agent: waiting.name, prompt: PROMPT, waitBetweenSteps: '1 hour', runId }],
       });
       await sleepingBetweenSteps(started);
-      // Another workflow given the same run id ends while the first waits.
-      const other = await runAgentWorkflow(env.client, {
+      // Another workflow given the same run id ends while the first waits; awaited through a client that does
+      // not skip time, so the first run's hour between its steps is still ahead at the prune.
+      const other = await runAgentWorkflow(new Client({ connection: env.connection }), {
         agent: answering.name,
         prompt: 'Anything?',
         taskQueue,
@@ -211,6 +212,8 @@ describe('the conversation as someone else writes the store (time-skipping serve
       expect(other.text).toBe('Nothing to do.');
       return started;
     });
+    const { events } = await handle.fetchHistory();
+    expect((events ?? []).some((e) => e.timerFiredEventAttributes != null)).toBe(false);
     now += retentionMs + 1;
     await store.prune();
     const output = await (await worker()).runUntil(handle.result());

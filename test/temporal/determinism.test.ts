@@ -30,12 +30,16 @@ describe('workflow determinism', () => {
     const { code } = await bundleWorkflowCode({ workflowsPath: chamviWorkflowsPath(), logger: quietLogger });
     expect(code).toContain('agentWorkflow');
     expectSandboxSafe(code);
-    // The library's own modules in the bundle: workflow code, the shared contract and the approval
-    // token format (the one sandbox-safe module of the core: the gate's validator reads tokens), nothing else.
+    // The library's own modules in the bundle: workflow code, the shared contract, and the
+    // sandbox-safe modules of the core (the errors the workflow fails with and their catalogue, the
+    // approval token format the gate's validator reads), nothing else.
     const own = ownModules(code);
     expect(own).toEqual(expect.arrayContaining(['workflows/agent-loop.ts', 'common/activity-options.ts']));
-    expect(own.filter((path) => !path.startsWith('workflows/') && !path.startsWith('common/'))).toEqual([
+    expect(own.filter((path) => !path.startsWith('workflows/') && !path.startsWith('common/')).sort()).toEqual([
       'src/approvals/approval-token-format.ts',
+      'src/errors/chamvi-error.ts',
+      'src/errors/errors.ts',
+      'src/errors/failure-policy.ts',
     ]);
   });
 
@@ -47,7 +51,7 @@ describe('workflow determinism', () => {
     expectSandboxSafe(code);
     const own = ownModules(code);
     expect(own).toContain('common/index.ts');
-    expect(own.filter((path) => !path.startsWith('common/'))).toEqual([]);
+    expect(own.filter((path) => !path.startsWith('common/'))).toEqual(['src/errors/failure-policy.ts']);
   });
 
   it('a recorded agent run replays against the same workflow code', async () => {

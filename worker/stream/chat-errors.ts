@@ -7,7 +7,6 @@ import { ChamviError } from '../../src/errors/chamvi-error.js';
  */
 export class ChatRequestError extends ChamviError {
   static override readonly errorName = 'ChatRequestError';
-  readonly retryable = false;
 }
 
 /**
@@ -17,7 +16,6 @@ export class ChatRequestError extends ChamviError {
  */
 export class ChatTurnConflictError extends ChamviError {
   static override readonly errorName = 'ChatTurnConflictError';
-  readonly retryable = false;
 }
 
 /**
@@ -28,13 +26,11 @@ export class ChatTurnConflictError extends ChamviError {
  */
 export class ApprovalAnswerRefusedError extends ChamviError {
   static override readonly errorName = 'ApprovalAnswerRefusedError';
-  readonly retryable = false;
 }
 
 /** The chat is not the requester's (`chatRoute`'s `authorize` said no). Answered with status 403. */
 export class ChatForbiddenError extends ChamviError {
   static override readonly errorName = 'ChatForbiddenError';
-  readonly retryable = false;
 }
 
 /** The handler's response; a refused request as JSON `{ error, message }` with its status. */

@@ -3,7 +3,9 @@ import type { UIMessageChunk } from 'ai';
 import type { PendingApproval, RunEffectReport } from '../../common/index.js';
 import { pendingApprovalsQuery } from '../../common/approval-handlers.js';
 import { agentProgressQuery, type AgentProgress } from '../../common/agent-progress.js';
+import type { ChildRunReport } from '../../common/child-run-report.js';
 import { linkedSignal } from '../../src/stream/wait.js';
+import { subAgentApprovals, type SubAgentPending } from '../../client/sub-agent-approvals.js';
 
 /** How long a progress query may take before the stream goes on without it, in ms. */
 const QUERY_TIMEOUT_MS = 5000;
@@ -21,11 +23,16 @@ export function approvalIdOf(workflowId: string, toolCallId: string): string {
 /** The data part of an effect call: `data-chamvi-effect`, one per call (its id: the tool call id, else the key). @beta @experimental */
 export type ChamviEffectChunk = { type: 'data-chamvi-effect'; id: string; data: RunEffectReport };
 
-/** The data part of an approval: `data-chamvi-approval`, pending while the run waits, then `decided`. @beta @experimental */
+/**
+ * The data part of an approval: `data-chamvi-approval`, pending while the run waits, then
+ * `decided`. Its id: the tool call id for a call of the run, the approval id
+ * (`<workflow id>:<tool call id>`) for one waiting in a sub-agent run (its `workflowId` set).
+ * @beta @experimental
+ */
 export type ChamviApprovalChunk = {
   type: 'data-chamvi-approval';
   id: string;
-  data: (PendingApproval & { status: 'pending' }) | { status: 'decided'; toolCallId: string };
+  data: (PendingApproval & { status: 'pending' }) | { status: 'decided'; toolCallId: string; workflowId?: string };
 };
 
 /**
@@ -36,9 +43,15 @@ export type ChamviApprovalChunk = {
 export class RunProgressParts {
   private readonly sent = new Map<string, string>();
   private readonly last = new Map<string, UIMessageChunk>();
-  private readonly pending = new Set<string>();
+  private readonly pending = new Map<string, PendingApproval>();
   /** The run followed, once known: answers about another run under the workflow id (it reused the id) are dropped. */
   runId: string | undefined;
+  /** The run's sub-agent runs, as its last progress answer listed them. */
+  children: readonly ChildRunReport[] = [];
+  /** Set when a poll found a sub-agent run started or ended (the reader clears it). */
+  childrenChanged = false;
+  /** The calls waiting in its running sub-agent runs, as last found (kept when a poll could not ask). */
+  subAgentPending: readonly SubAgentPending[] = [];
 
   /** @param stop cancels the queries in flight (the stream ended). */
   constructor(
@@ -60,8 +73,23 @@ export class RunProgressParts {
       this.timed(() => handle.query(pendingApprovalsQuery)),
     ]);
     if (this.runId !== undefined && progress !== undefined && progress.runId !== this.runId) return [];
+    if (progress !== undefined) {
+      const children = progress.children ?? [];
+      if (
+        this.changed(
+          'children',
+          children.map((c) => [c.toolCallId, c.status]),
+        )
+      )
+        this.childrenChanged = true;
+      this.children = children;
+      const running = this.children.some((c) => c.status === 'running');
+      const sub = running ? await this.timed(() => subAgentApprovals(this.client, this.workflowId, progress)) : [];
+      if (sub !== undefined) this.subAgentPending = sub;
+    }
     const own = pending?.filter((p) => this.runId === undefined || p.runId === this.runId);
-    return [...this.effects(progress?.effects ?? []), ...(own === undefined ? [] : this.approvals(own))];
+    const all = own === undefined ? undefined : [...own, ...this.subAgentPending.map((e) => e.pending)];
+    return [...this.effects(progress?.effects ?? []), ...(all === undefined ? [] : this.approvals(all))];
   }
 
   /** Chunks for effect reports that are new or changed. */
@@ -78,19 +106,23 @@ export class RunProgressParts {
   /** Chunks for approvals that began waiting, and for those no longer waiting (`decided`). */
   approvals(pending: readonly PendingApproval[]): UIMessageChunk[] {
     const out: UIMessageChunk[] = [];
-    const now = new Set(pending.map((p) => p.toolCallId));
+    const idOf = (p: PendingApproval) =>
+      p.workflowId === undefined ? p.toolCallId : approvalIdOf(p.workflowId, p.toolCallId);
+    const now = new Set(pending.map(idOf));
     for (const request of pending) {
-      this.pending.add(request.toolCallId);
+      const id = idOf(request);
+      this.pending.set(id, request);
       const data = { ...request, status: 'pending' as const };
-      const chunk: ChamviApprovalChunk = { type: 'data-chamvi-approval', id: request.toolCallId, data };
-      if (this.changed(`approval:${request.toolCallId}`, data, chunk)) out.push(chunk);
+      const chunk: ChamviApprovalChunk = { type: 'data-chamvi-approval', id, data };
+      if (this.changed(`approval:${id}`, data, chunk)) out.push(chunk);
     }
-    for (const toolCallId of [...this.pending]) {
-      if (now.has(toolCallId)) continue;
-      this.pending.delete(toolCallId);
-      const data = { status: 'decided' as const, toolCallId };
-      const chunk: ChamviApprovalChunk = { type: 'data-chamvi-approval', id: toolCallId, data };
-      this.changed(`approval:${toolCallId}`, data, chunk);
+    for (const [id, request] of [...this.pending]) {
+      if (now.has(id)) continue;
+      this.pending.delete(id);
+      const { toolCallId, workflowId } = request;
+      const data = { status: 'decided' as const, toolCallId, ...(workflowId !== undefined ? { workflowId } : {}) };
+      const chunk: ChamviApprovalChunk = { type: 'data-chamvi-approval', id, data };
+      this.changed(`approval:${id}`, data, chunk);
       out.push(chunk);
     }
     return out;

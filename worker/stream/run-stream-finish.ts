@@ -21,8 +21,9 @@ export interface RunStreamEnd {
 
 /**
  * The last chunks of a run's UI stream once its workflow closed: `finish` with the result's effect
- * outcomes when it completed, `error` naming the cause when it failed, `abort` when it was cancelled,
- * terminated or timed out (with the effect parts the run's last state shows).
+ * outcomes when it completed, `error` naming the cause when it failed (and that its rollback is
+ * incomplete, when a compensation kept failing), `abort` when it was cancelled, terminated or timed
+ * out (with the effect parts the run's last state shows, each compensated call's `compensation` in).
  */
 export async function finishRunStream(end: RunStreamEnd, emit: (chunk: UIMessageChunk) => void): Promise<void> {
   const { status, progress, withProgress } = end;
@@ -32,8 +33,10 @@ export async function finishRunStream(end: RunStreamEnd, emit: (chunk: UIMessage
       const reason = await end.result().then(
         () => 'failed',
         (error: unknown) => {
-          const cause = (error as { cause?: { cause?: unknown; message?: string } }).cause;
+          const cause = (error as { cause?: { cause?: unknown; message?: string; type?: string } }).cause;
           const inner = cause?.cause instanceof Error ? cause.cause.message : cause?.message;
+          // A rollback left incomplete is the news; what ended the run is its cause.
+          if (cause?.type === 'RollbackIncompleteError') return `${inner ?? ''}; ${cause.message ?? ''}`;
           return inner ?? (error instanceof Error ? error.message : String(error));
         },
       );

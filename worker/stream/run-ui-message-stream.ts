@@ -14,6 +14,7 @@ import { withEffectMetadata } from './effect-metadata.js';
 import { OpenCalls } from './open-calls.js';
 import { ApprovalView } from './approval-view.js';
 import { RunWatcher } from './run-watcher.js';
+import { SubAgentView } from './sub-agent-view.js';
 
 /** What {@link runUIMessageStream} takes. @beta @experimental */
 export interface RunUIMessageStreamOptions {
@@ -93,6 +94,17 @@ export type ChamviCursorChunk = { type: 'data-chamvi-cursor'; data: { cursor: nu
  * `providerMetadata.chamvi`, see `effectMetadata`) and pending approvals (`data-chamvi-approval`)
  * as they settle; `finish` when the run completes (`error` when it failed, `abort` when it was
  * cancelled, terminated or timed out). A retried step sends `reset-step` and the new attempt's text.
+ *
+ * Sub-agents (agent tools), as the AI SDK streams subagents: while the sub-agent run of an open
+ * call runs, its own stream is followed and its message so far goes out as the agent tool part's
+ * preliminary output (`tool-output-available`, `preliminary: true`, the output a `UIMessage`; at
+ * most one per event loop turn); the part's output once the call ends is what the parent's model
+ * got (the sub-agent's final text). A call waiting for approval anywhere in the sub-agent's tree
+ * is a `tool-approval-request` on that part, approval id `<sub-agent workflow id>:<tool call id>`,
+ * with a `reason` and an `approvalDescriptor` ({@link SubAgentApprovalDescriptor}) naming the call;
+ * `chatRoute` decides the answer to it. Sub-agents are found by the progress query, so this needs
+ * `progressParts` (the default). A sub-agent's own sub-agents show in its message as tool parts
+ * with their final output.
  *
  * Across executions (continue-as-new, a workflow retry, a reset) the steps of each follow the
  * last one shown. Which execution is the newer is Temporal's word, not the store's: each run met
@@ -201,7 +213,8 @@ async function followRun(
       for (const batch of batches) {
         // Past a gap (pruned batches) a page's worth overshoots: what follows the cursor is sent, not absorbed.
         if (batch.cursor > from) break rebuild;
-        ui.batch(batch);
+        // The page has these parts: the calls they leave open are known (a sub-agent's part is open).
+        for (const chunk of ui.batch(batch)) calls.observe(chunk);
         cursor = batch.cursor;
       }
     }
@@ -219,21 +232,30 @@ async function followRun(
     pollMs,
     signal,
   );
-  // The calls waiting for approval, as the last poll saw them.
+  // The calls of the run waiting for approval, as the last poll saw them.
   const waiting = new Set<string>();
+  const subAgents = new SubAgentView(client, stream, calls, signal, emit, (part) => ui.requestReplaced(part), pollMs);
   for (;;) {
     if (signal.aborted) return; // the reader stopped; the run goes on
     if (watcher.error !== undefined) throw watcher.error.error;
-    for (const chunk of watcher.take()) {
+    const news = watcher.take();
+    for (const chunk of news) {
       emit(chunk);
       if (chunk.type !== 'data-chamvi-approval') continue;
+      const data = chunk.data as { status?: unknown; workflowId?: unknown };
+      if (data.workflowId !== undefined) continue; // a sub-agent's call: shown on its agent tool part
       const id = String(chunk.id);
-      if ((chunk.data as { status?: unknown }).status !== 'pending') {
+      if (data.status !== 'pending') {
         waiting.delete(id);
         continue;
       }
       waiting.add(id);
       for (const request of approvals.request(id)) emit(request);
+    }
+    progress.childrenChanged = false;
+    if (news.length > 0 || progress.children.length > 0) {
+      subAgents.children(progress.children);
+      subAgents.pending(progress.subAgentPending);
     }
     // Read after learning that the run closed: every batch committed before the close is in.
     const closed = watcher.closed;
@@ -253,18 +275,22 @@ async function followRun(
       // The run may end right after a step: look soon.
       if (batch.parts.some((p) => p.type === 'step-end')) watcher.soon();
     }
-    if (batches.length > 0) continue;
+    if (batches.length > 0) {
+      subAgents.flush();
+      continue;
+    }
     // Ends as the AI SDK ends a step that asks for approval: every other call of the step with its
     // output, so that `sendAutomaticallyWhen` sees the step complete once the page answers.
     let unsettled = false;
-    if (options.endOnApproval === true && closed === undefined && waiting.size > 0) {
-      if ([...waiting].every((id) => ui.isRequested(id))) {
-        if (calls.besides(waiting).length > 0) {
+    const waitingParts = new Set([...waiting, ...subAgents.waitingParts()]);
+    if (options.endOnApproval === true && closed === undefined && waitingParts.size > 0) {
+      if ([...waiting].every((id) => ui.isRequested(id)) && subAgents.allRequested()) {
+        if (calls.besides(waitingParts).length > 0) {
           const settled = (await progress.progress())?.settled ?? [];
           if (withProgress) for (const chunk of progress.effects(settled.flatMap((c) => c.report ?? []))) emit(chunk);
-          for (const chunk of calls.outputs(settled, waiting)) emit(chunk);
+          for (const chunk of calls.outputs(settled, waitingParts)) emit(chunk);
         }
-        unsettled = calls.besides(waiting).length > 0;
+        unsettled = calls.besides(waitingParts).length > 0;
         if (!unsettled) {
           for (const chunk of ui.endStep()) emit(chunk);
           emit({ type: 'finish', finishReason: 'tool-calls' });

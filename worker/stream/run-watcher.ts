@@ -66,7 +66,8 @@ export class RunWatcher {
           this.polling = progress
             .poll()
             .then((chunks) => {
-              if (chunks.length === 0) return;
+              // A sub-agent run that started or ended is news too: the reader follows its text.
+              if (chunks.length === 0 && !progress.childrenChanged) return;
               this.queued.push(...chunks);
               this.news.abort();
             })

@@ -3,12 +3,7 @@ import { z } from 'zod';
 
 // Yours to write: listComments and postComment call your issue tracker (GitHub's REST API, say).
 // These stand-ins keep comments in the worker's memory, so the tutorial runs as it is.
-interface IssueComment {
-  readonly id: number;
-  readonly issue: number;
-  readonly body: string;
-  readonly user: { readonly login: string };
-}
+type IssueComment = { id: number; issue: number; body: string; user: { login: string } };
 const tracker: IssueComment[] = [];
 
 async function listComments(issue: number): Promise<IssueComment[]> {

@@ -1,0 +1,141 @@
+// One benchmark side's worker in a process of its own, so that its CPU time and peak RSS are its
+// own: started by bench/bench-workers.ts with BENCH_WORKER (a JSON WorkerProcessConfig), it
+// answers the parent's messages:
+//   mark    -> starts a measurement: CPU time from here, peak RSS reset (Linux clear_refs)
+//   report  -> since the mark: CPU user+sys ms, peak RSS MB, and per activity type the durations
+//              of its executions in ms and how many threw
+// With BENCH_METRICS_PORT, the Temporal runtime serves its metrics (the library's chamvi_effect_*
+// among them) in Prometheus text form on that port.
+//   stop    -> shuts the worker down and exits
+import { Context } from '@temporalio/activity';
+import { DefaultLogger, NativeConnection, Runtime, type ActivityInboundCallsInterceptor } from '@temporalio/worker';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createSideWorker, type Flavour } from './bench-sides.js';
+
+export interface WorkerProcessConfig {
+  readonly flavour: Flavour;
+  readonly address: string;
+  readonly taskQueue: string;
+  readonly remoteUrl: string;
+  readonly store: string;
+}
+
+export interface ActivityStats {
+  readonly durations: number[];
+  failures: number;
+}
+
+export type WorkerMessage = { type: 'mark' } | { type: 'report' } | { type: 'stop' };
+export type WorkerReply =
+  | { type: 'ready' }
+  | { type: 'marked' }
+  | {
+      type: 'report';
+      cpuMs: number;
+      peakRssMb: number;
+      activities: Record<string, ActivityStats>;
+      commits: number;
+      pgStatements: number;
+    };
+
+const config = JSON.parse(process.env['BENCH_WORKER'] ?? '') as WorkerProcessConfig;
+const metricsPort = process.env['BENCH_METRICS_PORT'];
+Runtime.install({
+  logger: new DefaultLogger('ERROR'),
+  ...(metricsPort === undefined
+    ? {}
+    : { telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${metricsPort}` } } } }),
+});
+let activities: Record<string, ActivityStats> = {};
+// SQLite transactions committed (each one fsync under synchronous=FULL), counted where they happen.
+let commits = 0;
+const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
+const { value: exec } = Object.getOwnPropertyDescriptor(DatabaseSync.prototype, 'exec') as {
+  value: (this: InstanceType<typeof DatabaseSync>, sql: string) => void;
+};
+DatabaseSync.prototype.exec = function (this: InstanceType<typeof DatabaseSync>, sql: string) {
+  if (sql === 'COMMIT') commits++;
+  exec.call(this, sql);
+};
+// PostgreSQL statements sent (each one round trip), counted in pg's client; pg loads only if installed.
+let pgStatements = 0;
+const pg = (await import('pg').catch(() => undefined))?.default;
+if (pg !== undefined) {
+  const { query } = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  (pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown }).query = function (
+    this: unknown,
+    ...args: unknown[]
+  ) {
+    pgStatements++;
+    return query.apply(this, args);
+  };
+}
+const timing: ActivityInboundCallsInterceptor = {
+  async execute(input, next) {
+    const type = Context.current().info.activityType;
+    const stats = (activities[type] ??= { durations: [], failures: 0 });
+    const started = performance.now();
+    try {
+      return await next(input);
+    } catch (error) {
+      stats.failures++;
+      throw error;
+    } finally {
+      stats.durations.push(performance.now() - started);
+    }
+  },
+};
+const connection = await NativeConnection.connect({ address: config.address });
+const worker = await createSideWorker(config.flavour, {
+  ...config,
+  connection,
+  workerOptions: { interceptors: { activity: [() => ({ inbound: timing })] } },
+});
+
+function cpuMs(): number {
+  const { userCPUTime, systemCPUTime } = process.resourceUsage();
+  return (userCPUTime + systemCPUTime) / 1000;
+}
+
+/** VmHWM in MB: the peak resident set since the process started or since the last reset. */
+function peakRssMb(): number {
+  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+  return match === null ? process.resourceUsage().maxRSS / 1024 : Number(match[1]) / 1024;
+}
+
+function resetPeakRss(): void {
+  try {
+    writeFileSync('/proc/self/clear_refs', '5');
+  } catch {
+    // Not Linux, or not allowed: the peak then counts from the process start.
+  }
+}
+
+const send = (reply: WorkerReply) => process.send?.(reply);
+let markedCpu = cpuMs();
+let stopping: () => void = () => undefined;
+const stopped = new Promise<void>((resolve) => (stopping = resolve));
+process.on('message', (message: WorkerMessage) => {
+  if (message.type === 'mark') {
+    resetPeakRss();
+    markedCpu = cpuMs();
+    activities = {};
+    commits = 0;
+    pgStatements = 0;
+    send({ type: 'marked' });
+  } else if (message.type === 'report') {
+    send({
+      type: 'report',
+      cpuMs: cpuMs() - markedCpu,
+      peakRssMb: peakRssMb(),
+      activities,
+      commits,
+      pgStatements,
+    });
+  } else stopping();
+});
+process.on('disconnect', () => stopping());
+send({ type: 'ready' });
+await worker.runUntil(stopped);
+await connection.close();
+process.exit(0);
