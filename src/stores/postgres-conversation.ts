@@ -72,6 +72,14 @@ export interface PgConversationStatements {
    * stored with other content when there are any.
    */
   readonly append: string;
+  /**
+   * The appends of several runs (each run at most once) as one statement: $1 item numbers, $2
+   * keys, $3 parents, $4 JSON texts, one element per entry; $5 item numbers, $6 run ids, $7
+   * executions, $8 opens, $9 previous executions, $10 activities, $11 attempts, one element per
+   * item. Each item is decided as {@link PgConversationStatements.append} decides it alone;
+   * answers `n, key` of each item refused for a planted entry (that item writes nothing).
+   */
+  readonly appendMany: string;
   /** $1 head. */
   readonly chain: string;
   /** $1 key, $2 data, $3 retention ms. */
@@ -124,6 +132,33 @@ export function pgConversationStatements(schema: string, table: string): PgConve
         UPDATE ${x} SET open = false, touched_at = now()
         WHERE run_id = $4 AND execution = $7 AND open AND NOT EXISTS (SELECT 1 FROM planted) RETURNING 1)
       SELECT key FROM planted`,
+    // As `append`, item by item: a planted entry stops its own item only. Entries and rows are
+    // written in key order, so two workers' batches wait for each other rather than deadlock.
+    appendMany: `
+      WITH input AS (SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[]) AS i(n, k, pa, j)),
+      items AS (
+        SELECT * FROM unnest($5::int[], $6::text[], $7::text[], $8::boolean[], $9::text[], $10::int[], $11::int[])
+          AS t(n, run_id, execution, open, previous, activity, attempt)),
+      planted AS (
+        SELECT input.n, c.key FROM input JOIN items USING (n) JOIN ${e} c ON c.key = input.k
+        WHERE c.parent <> input.pa OR c.json <> input.j OR c.run_id <> items.run_id),
+      clean AS (SELECT * FROM items WHERE n NOT IN (SELECT n FROM planted)),
+      written AS (
+        INSERT INTO ${e} (key, parent, run_id, json)
+        SELECT input.k, input.pa, clean.run_id, input.j FROM input JOIN clean USING (n) ORDER BY input.k
+        ON CONFLICT (key) DO NOTHING RETURNING 1),
+      touched AS (
+        INSERT INTO ${x} AS cur (run_id, execution, open, touched_at, activity, attempt)
+        SELECT run_id, execution, open, now(), activity, attempt FROM clean ORDER BY run_id, execution
+        ON CONFLICT (run_id, execution) DO UPDATE SET open = excluded.open, touched_at = excluded.touched_at,
+          activity = coalesce(excluded.activity, cur.activity), attempt = coalesce(excluded.attempt, cur.attempt)
+        WHERE excluded.activity IS NULL OR cur.activity IS NULL
+          OR (excluded.activity, excluded.attempt) >= (cur.activity, cur.attempt)
+        RETURNING 1),
+      ended AS (
+        UPDATE ${x} AS prev SET open = false, touched_at = now() FROM clean
+        WHERE prev.run_id = clean.run_id AND prev.execution = clean.previous AND prev.open RETURNING 1)
+      SELECT n, key FROM planted`,
     // Parent by parent from the head, each entry once (UNION drops a row already reached, so a
     // cycle planted in the table ends the walk); the caller orders the rows.
     chain: `

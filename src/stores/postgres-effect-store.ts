@@ -31,7 +31,8 @@ const CLAIM_TRIES = 3;
 /**
  * The production effect store: a PostgreSQL table shared by every worker. Parameterized SQL only;
  * every claim, completion and first-writer-wins put is one upsert or update under READ COMMITTED
- * (the claims and the completions of concurrent calls issued in one turn share one statement);
+ * (the claims, the completions and the conversation appends of concurrent calls issued in one turn
+ * share one statement of each kind);
  * leases and expiry use the database's clock (`now()`), never the worker's. Keys over 512 bytes
  * are hashed for the primary key and kept in full beside it. The schema and table are created on
  * first use (or checked). A server that cannot be reached fails the call after the connect
@@ -71,6 +72,31 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims, Conversa
       );
       const done = new Map(rows.map((r) => [`${r.b_id}\u0000${r.b_owner}\u0000${r.b_fence}`, r]));
       return items.map((v) => done.get(`${v[0] as string}\u0000${v[2] as string}\u0000${String(v[3])}`));
+    },
+  );
+
+  // Appends of concurrent model steps too; a run's second append in the turn follows the batch on its own.
+  private readonly appends = new PgStatementBatch<PgAppend, string | undefined>(
+    async (item) => (await this.query<{ key: string }>(this.conv.append, appendValues(item)))[0]?.key,
+    async (items) => {
+      const runs = new Set<string>();
+      const together: number[] = [];
+      const after: number[] = [];
+      items.forEach((item, n) => {
+        (runs.has(item.runId) ? after : together).push(n);
+        runs.add(item.runId);
+      });
+      const planted = new Map<number, string>();
+      const rows = await this.query<{ n: number; key: string }>(
+        this.conv.appendMany,
+        appendManyValues(together.map((n) => [n, items[n] as PgAppend] as const)),
+      );
+      for (const row of rows) if (!planted.has(row.n)) planted.set(row.n, row.key);
+      for (const n of after) {
+        const key = (await this.query<{ key: string }>(this.conv.append, appendValues(items[n] as PgAppend)))[0]?.key;
+        if (key !== undefined) planted.set(n, key);
+      }
+      return items.map((_, n) => planted.get(n));
     },
   );
 
@@ -204,7 +230,8 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims, Conversa
 
   /**
    * Writes the entries the database lacks and marks the execution open (or closed), in one
-   * statement; refuses (writing nothing) an entry whose key the database holds with other content.
+   * statement (shared with the appends of other runs issued in the same turn); refuses (writing
+   * nothing) an entry whose key the database holds with other content.
    */
   async appendConversation(
     runId: string,
@@ -214,18 +241,16 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims, Conversa
     const execution = options.execution ?? '';
     const previous = options.previousExecution;
     const order = checkedWriteOrder(options.writtenBy);
-    const [planted] = await this.query<{ key: string }>(this.conv.append, [
-      entries.map((e) => e.key),
-      entries.map((e) => e.parent),
-      entries.map((e) => e.json),
+    const planted = await this.appends.run({
       runId,
+      entries,
       execution,
-      options.close !== true,
-      previous === undefined || previous === execution ? null : previous,
-      order?.activity ?? null,
-      order?.attempt ?? null,
-    ]);
-    if (planted !== undefined) throw plantedEntry(runId, planted.key);
+      open: options.close !== true,
+      previous: previous === undefined || previous === execution ? null : previous,
+      activity: order?.activity ?? null,
+      attempt: order?.attempt ?? null,
+    });
+    if (planted !== undefined) throw plantedEntry(runId, planted);
   }
 
   /** The conversation ending at `head`, oldest entry first, in one recursive query; `undefined` for an unknown head. */
@@ -281,6 +306,48 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims, Conversa
 interface ClaimRow {
   readonly fence: string;
   readonly previous_owner: string | null;
+}
+
+/** One run's conversation append, as its statement takes it. */
+interface PgAppend {
+  readonly runId: string;
+  readonly entries: readonly ConversationEntry[];
+  readonly execution: string;
+  readonly open: boolean;
+  /** The execution this one continues, when it is another. */
+  readonly previous: string | null;
+  readonly activity: number | null;
+  readonly attempt: number | null;
+}
+
+function appendValues(a: PgAppend): unknown[] {
+  const { entries } = a;
+  return [
+    entries.map((e) => e.key),
+    entries.map((e) => e.parent),
+    entries.map((e) => e.json),
+    a.runId,
+    a.execution,
+    a.open,
+    a.previous,
+    a.activity,
+    a.attempt,
+  ];
+}
+
+/** The parameters of `appendMany`: entries flattened with their item's number, then the items. */
+function appendManyValues(items: ReadonlyArray<readonly [number, PgAppend]>): unknown[] {
+  const entries = items.flatMap(([n, a]) => a.entries.map((e) => [n, e] as const));
+  return [
+    entries.map(([n]) => n),
+    entries.map(([, e]) => e.key),
+    entries.map(([, e]) => e.parent),
+    entries.map(([, e]) => e.json),
+    ...columnsOf(
+      items.map(([n, a]) => [n, a.runId, a.execution, a.open, a.previous, a.activity, a.attempt]),
+      7,
+    ),
+  ];
 }
 
 /** The `n` parameter arrays of a batched statement: column `i` of every item. */
