@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import { chamviWorkflowsPath } from '../../worker/workflows-path.js';
 import { quietLogger } from '../fixtures/bundle.js';
 
-// Histories recorded on 0.2 (bea809b), whose runs keep the whole conversation in every activity
+// Histories recorded by test/fixtures/histories/record-histories.ts: on 0.3 (aa479d8), and on 0.2
+// (bea809b), whose runs keep the whole conversation in every activity
 // input. The workflows of 0.3 keep it in the store and do not continue such runs: replayed, the
 // run's workflow task fails, naming the upgrade path, instead of the run failing or going on with
 // a wrong conversation (docs/migrating.md: drain the 0.2 runs first). Stored as protobufjs objects
@@ -37,6 +38,23 @@ describe('runs begun on 0.2, which keep the conversation in the event history', 
       await expect(
         Worker.runReplayHistory({ workflowBundle: await workflows() }, history, 'recorded-0.2-continue-as-new'),
       ).rejects.toThrow(REFUSED);
+    }
+  }, 60_000);
+});
+
+describe('runs begun on 0.3', () => {
+  // Three steps (one call, then two in parallel, then the answer): a change to the order or kind
+  // of the commands the workflow issues fails here, as it would fail the runs in flight.
+  it('a 0.3 run replays on the workflows of today without a nondeterminism error', async () => {
+    const history = recorded('agent-run-0.3.json');
+    expect(history.events.filter((e) => e.activityTaskScheduledEventAttributes).length).toBeGreaterThanOrEqual(6);
+    await Worker.runReplayHistory({ workflowBundle: await workflows() }, history, 'recorded-0.3-run');
+  }, 60_000);
+
+  it('every execution of a 0.3 run that continued as new replays, the later ones from their checkpoints', async () => {
+    for (const n of [1, 2, 3]) {
+      const history = recorded(`agent-run-0.3-continue-as-new-${n}.json`);
+      await Worker.runReplayHistory({ workflowBundle: await workflows() }, history, 'recorded-0.3-continue-as-new');
     }
   }, 60_000);
 });
