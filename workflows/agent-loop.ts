@@ -22,7 +22,7 @@ import { compensateApplied, markCompensated } from './compensations.js';
 import { ConversationState, conversationInHistory } from './conversation-state.js';
 import { dispatchToolCalls, type DispatchedCall } from './tool-dispatch.js';
 import { RunTracer } from './run-tracer.js';
-import { BudgetKeeper, checkBudget, countStep, NO_BUDGET, RemoteBudget, type StepAdmission } from './run-budget.js';
+import { BudgetKeeper, checkBudget, countStep, RemoteBudget, type StepAdmission } from './run-budget.js';
 import { addUsage, NO_USAGE } from '../common/run-usage.js';
 import type {
   AppliedEffect,
@@ -226,8 +226,9 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
     options.budgetFrom === undefined && options.budget !== undefined
       ? new BudgetKeeper(run, options.budget, gate, (approval) => approvals.push(approval), start.budget)
       : undefined;
-  const admission: StepAdmission =
-    keeper ?? (options.budgetFrom !== undefined ? new RemoteBudget(options.budgetFrom) : NO_BUDGET);
+  // A run without a budget asks nobody (and awaits nothing) before its steps.
+  const admission: StepAdmission | undefined =
+    keeper ?? (options.budgetFrom !== undefined ? new RemoteBudget(options.budgetFrom) : undefined);
   // Where this run's sub-agent runs count their steps: the top run of the tree.
   const budgetFrom: BudgetLink | undefined =
     options.budgetFrom ??
@@ -296,7 +297,8 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
     for (let step = start.step; ; step++) {
       if (step > start.step || options.checkpoint !== undefined) {
         const trace = tracer.snapshot();
-        await options.beforeStep?.({
+        // Awaited only when it returns a promise: Temporal records a stack for every promise workflow code makes.
+        const before = options.beforeStep?.({
           runId: run.runId,
           step,
           ...conversation.snapshot(),
@@ -309,9 +311,10 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
           ...(own.steps > 0 ? { usage: own } : {}),
           ...(keeper !== undefined ? { budget: keeper.state() } : {}),
         });
+        if (before !== undefined) await before;
       }
       progress.step = step;
-      budgetExhausted = await admission.admit(step, own);
+      budgetExhausted = admission === undefined ? undefined : await admission.admit(step, own);
       if (budgetExhausted !== undefined) break;
       // The UI names the step in each activity's summary.
       const modelStep = proxyActivities<ChamviActivities>({
@@ -398,12 +401,12 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentRunO
     // the trace on, and any other error fails the workflow task, which Temporal runs again.
     if (!(error instanceof TemporalFailure)) throw error;
     // A sub-agent run that fails or is cancelled still tells the top run what its steps used.
-    await CancellationScope.nonCancellable(() => admission.ended(own));
+    if (admission !== undefined) await CancellationScope.nonCancellable(() => admission.ended(own));
     const ending = await compensateOnEnd(error);
     tracer.ended(steps, { error: ending });
     throw ending;
   }
-  await admission.ended(own);
+  await admission?.ended(own);
   tracer.ended(steps, { text: text ?? '' });
   progress.status = 'completed';
   return {

@@ -20,10 +20,11 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
   const stepsAtStart = input.checkpoint?.step ?? 0;
   return runAgentLoop({
     ...input,
-    beforeStep: async (checkpoint: AgentCheckpoint) => {
+    // A promise only when it continues as new: the loop awaits nothing before the other steps.
+    beforeStep: (checkpoint: AgentCheckpoint) => {
       const every = input.continueAsNewAfterSteps;
       const due = every !== undefined ? checkpoint.step - stepsAtStart >= every : workflowInfo().continueAsNewSuggested;
-      if (due) await continueAsNew<typeof agentWorkflow>({ ...input, checkpoint });
+      return due ? continueAsNew<typeof agentWorkflow>({ ...input, checkpoint }) : undefined;
     },
   });
 }

@@ -215,12 +215,6 @@ export class RemoteBudget implements StepAdmission {
   }
 }
 
-/** The admission of a run without a budget: every step runs. */
-export const NO_BUDGET: StepAdmission = {
-  admit: () => Promise.resolve(undefined),
-  ended: () => Promise.resolve(),
-};
-
 /**
  * Checks a run's budget before its first step: every limit a positive number, `onExhausted` one of
  * its two words, a price for each model given as two non-negative numbers, `costUsd` with prices.

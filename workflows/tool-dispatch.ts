@@ -46,7 +46,7 @@ export interface DispatchedCall {
  * the attempts it took) or was denied (`denied`, with the reason, 0 attempts). `onSettled` hears
  * of each call as it ends, before the others have.
  */
-export async function dispatchToolCalls(
+export function dispatchToolCalls(
   run: RunRef,
   seen: CallConversationRef,
   calls: ToolCallPlan[],
@@ -62,12 +62,16 @@ export async function dispatchToolCalls(
 ): Promise<DispatchedCall[]> {
   const shared = new Map<string, Promise<ToolCallResult>>();
   const children = new Map<string, Promise<SubAgentOutcome>>();
-  const started = calls.map(async (call): Promise<DispatchedCall> => {
-    const dispatched = await dispatchOne(call);
-    onSettled?.(dispatched);
-    return dispatched;
-  });
-  return Promise.all(started);
+  // The calls start in their order, without an async wrapper each: Temporal records a stack for
+  // every promise workflow code makes.
+  return Promise.all(
+    calls.map((call) =>
+      dispatchOne(call).then((dispatched) => {
+        onSettled?.(dispatched);
+        return dispatched;
+      }),
+    ),
+  );
 
   async function dispatchOne(call: ToolCallPlan): Promise<DispatchedCall> {
     const { toolCallId, toolName } = call;
