@@ -132,8 +132,9 @@ export function pgConversationStatements(schema: string, table: string): PgConve
         UPDATE ${x} SET open = false, touched_at = now()
         WHERE run_id = $4 AND execution = $7 AND open AND NOT EXISTS (SELECT 1 FROM planted) RETURNING 1)
       SELECT key FROM planted`,
-    // As `append`, item by item: a planted entry stops its own item only. Entries and rows are
-    // written in key order, so two workers' batches wait for each other rather than deadlock.
+    // As `append`, item by item: a planted entry stops its own item only. Entries and execution
+    // rows are inserted in key order, as the claims are, so two workers' batches mostly wait for
+    // each other; a deadlock the server breaks sends each item on its own.
     appendMany: `
       WITH input AS (SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[]) AS i(n, k, pa, j)),
       items AS (

@@ -75,9 +75,10 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims, Conversa
     },
   );
 
-  // Appends of concurrent model steps too; a run's second append in the turn follows the batch on its own.
-  private readonly appends = new PgStatementBatch<PgAppend, string | undefined>(
-    async (item) => (await this.query<{ key: string }>(this.conv.append, appendValues(item)))[0]?.key,
+  // Appends of concurrent model steps too. A run's second append in the turn runs after the batch,
+  // on its own, and its failure is its own: the batch has committed by then.
+  private readonly appends = new PgStatementBatch<PgAppend, AppendOutcome>(
+    (item) => this.appendAlone(item),
     async (items) => {
       const runs = new Set<string>();
       const together: number[] = [];
@@ -86,17 +87,18 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims, Conversa
         (runs.has(item.runId) ? after : together).push(n);
         runs.add(item.runId);
       });
-      const planted = new Map<number, string>();
+      const outcomes: AppendOutcome[] = items.map(() => ({}));
       const rows = await this.query<{ n: number; key: string }>(
         this.conv.appendMany,
         appendManyValues(together.map((n) => [n, items[n] as PgAppend] as const)),
       );
-      for (const row of rows) if (!planted.has(row.n)) planted.set(row.n, row.key);
+      for (const row of rows) if (outcomes[row.n]?.planted === undefined) outcomes[row.n] = { planted: row.key };
       for (const n of after) {
-        const key = (await this.query<{ key: string }>(this.conv.append, appendValues(items[n] as PgAppend)))[0]?.key;
-        if (key !== undefined) planted.set(n, key);
+        outcomes[n] = await this.appendAlone(items[n] as PgAppend).catch((error: unknown) => ({
+          error: error instanceof Error ? error : new Error(String(error)),
+        }));
       }
-      return items.map((_, n) => planted.get(n));
+      return outcomes;
     },
   );
 
@@ -241,7 +243,7 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims, Conversa
     const execution = options.execution ?? '';
     const previous = options.previousExecution;
     const order = checkedWriteOrder(options.writtenBy);
-    const planted = await this.appends.run({
+    const { planted, error } = await this.appends.run({
       runId,
       entries,
       execution,
@@ -250,7 +252,13 @@ export class PostgresEffectStore implements IEffectStore, EffectClaims, Conversa
       activity: order?.activity ?? null,
       attempt: order?.attempt ?? null,
     });
+    if (error !== undefined) throw error;
     if (planted !== undefined) throw plantedEntry(runId, planted);
+  }
+
+  private async appendAlone(item: PgAppend): Promise<AppendOutcome> {
+    const [row] = await this.query<{ key: string }>(this.conv.append, appendValues(item));
+    return row === undefined ? {} : { planted: row.key };
   }
 
   /** The conversation ending at `head`, oldest entry first, in one recursive query; `undefined` for an unknown head. */
@@ -318,6 +326,12 @@ interface PgAppend {
   readonly previous: string | null;
   readonly activity: number | null;
   readonly attempt: number | null;
+}
+
+/** How an append in a batch ended: written, refused for an entry planted under `planted`, or failed. */
+interface AppendOutcome {
+  readonly planted?: string;
+  readonly error?: Error;
 }
 
 function appendValues(a: PgAppend): unknown[] {

@@ -198,4 +198,25 @@ describe('PostgreSQL statement batching', () => {
     expect(await store.prune(Infinity)).toBe(4);
     await store.close();
   });
+
+  it("a run's second append in the turn that fails, fails alone: the batch before it has committed and stands", async () => {
+    const { store, statements } = countedStore();
+    const run = `twice-${process.hrtime.bigint()}`;
+    const other = `other-${process.hrtime.bigint()}`;
+    const [first, second] = conversationOf(run, 'twice');
+    await store.get('create the tables first');
+    statements.length = 0;
+    // PostgreSQL refuses a NUL in text: the second append's statement fails on the server.
+    const [batched, alongside, failed] = await Promise.allSettled([
+      store.appendConversation(run, [first!]),
+      store.appendConversation(other, conversationOf(other, 'z')),
+      store.appendConversation(run, [{ ...second!, json: `"${String.fromCharCode(0)}"` }]),
+    ]);
+    expect([batched.status, alongside.status, failed.status]).toEqual(['fulfilled', 'fulfilled', 'rejected']);
+    expect((failed as PromiseRejectedResult).reason).toMatchObject({ code: '22021' });
+    // The batch, then the failed append: nothing is sent again.
+    expect(statements).toHaveLength(2);
+    expect(await store.loadConversation(first!.key)).toEqual([first]);
+    await store.close();
+  });
 });
