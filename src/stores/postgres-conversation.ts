@@ -99,6 +99,16 @@ const MS = `* interval '1 millisecond'`;
 // or stayed open past the abandonment horizon.
 const GONE = `touched_at <= now() - (CASE WHEN open THEN $3 ELSE $2 END)::float8 ${MS}`;
 
+// An execution row takes a write of its activity and attempt or a later one: a write of an older
+// one (a zombie attempt landing late) leaves it as it is. A write or a row without an order counts
+// as the latest.
+const LATEST_WRITE_DECIDES = `
+  ON CONFLICT (run_id, execution) DO UPDATE SET open = excluded.open, touched_at = excluded.touched_at,
+    activity = coalesce(excluded.activity, cur.activity), attempt = coalesce(excluded.attempt, cur.attempt)
+  WHERE excluded.activity IS NULL OR cur.activity IS NULL
+    OR (excluded.activity, excluded.attempt) >= (cur.activity, cur.attempt)
+  RETURNING 1`;
+
 export function pgConversationStatements(schema: string, table: string): PgConversationStatements {
   const s = quoteIdentifier(schema, 'schema name');
   const { entries, runs, executions, payloads } = conversationTables(table);
@@ -108,9 +118,7 @@ export function pgConversationStatements(schema: string, table: string): PgConve
   const p = `${s}.${quoteIdentifier(payloads, 'table name')}`;
   return {
     // `planted` sees the rows stored before the statement: a key held with other content stops
-    // every write of it (a concurrent writer of the same key writes the same content). A write of
-    // an older activity or attempt than the execution row's (a zombie attempt landing late) leaves
-    // the row as it is; a write or a row without an order counts as the latest.
+    // every write of it (a concurrent writer of the same key writes the same content).
     append: `
       WITH input AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS i(k, pa, j)),
       planted AS (
@@ -123,11 +131,7 @@ export function pgConversationStatements(schema: string, table: string): PgConve
       touched AS (
         INSERT INTO ${x} AS cur (run_id, execution, open, touched_at, activity, attempt)
         SELECT $4::text, $5::text, $6::boolean, now(), $8::integer, $9::integer WHERE NOT EXISTS (SELECT 1 FROM planted)
-        ON CONFLICT (run_id, execution) DO UPDATE SET open = excluded.open, touched_at = excluded.touched_at,
-          activity = coalesce(excluded.activity, cur.activity), attempt = coalesce(excluded.attempt, cur.attempt)
-        WHERE excluded.activity IS NULL OR cur.activity IS NULL
-          OR (excluded.activity, excluded.attempt) >= (cur.activity, cur.attempt)
-        RETURNING 1),
+        ${LATEST_WRITE_DECIDES}),
       ended AS (
         UPDATE ${x} SET open = false, touched_at = now()
         WHERE run_id = $4 AND execution = $7 AND open AND NOT EXISTS (SELECT 1 FROM planted) RETURNING 1)
@@ -151,11 +155,7 @@ export function pgConversationStatements(schema: string, table: string): PgConve
       touched AS (
         INSERT INTO ${x} AS cur (run_id, execution, open, touched_at, activity, attempt)
         SELECT run_id, execution, open, now(), activity, attempt FROM clean ORDER BY run_id, execution
-        ON CONFLICT (run_id, execution) DO UPDATE SET open = excluded.open, touched_at = excluded.touched_at,
-          activity = coalesce(excluded.activity, cur.activity), attempt = coalesce(excluded.attempt, cur.attempt)
-        WHERE excluded.activity IS NULL OR cur.activity IS NULL
-          OR (excluded.activity, excluded.attempt) >= (cur.activity, cur.attempt)
-        RETURNING 1),
+        ${LATEST_WRITE_DECIDES}),
       ended AS (
         UPDATE ${x} AS prev SET open = false, touched_at = now() FROM clean
         WHERE prev.run_id = clean.run_id AND prev.execution = clean.previous AND prev.open RETURNING 1)
