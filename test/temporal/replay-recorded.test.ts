@@ -43,8 +43,8 @@ describe('runs begun on 0.2, which keep the conversation in the event history', 
 });
 
 describe('runs begun on 0.3', () => {
-  // Three steps (one call, then two in parallel, then the answer): a change to the order or kind
-  // of the commands the workflow issues fails here, as it would fail the runs in flight.
+  // Three steps (one call, then two in parallel, then the answer): a workflow change that issues
+  // other commands (one more or fewer, or of another kind) fails here, as it would fail runs in flight.
   it('a 0.3 run replays on the workflows of today without a nondeterminism error', async () => {
     const history = recorded('agent-run-0.3.json');
     expect(history.events.filter((e) => e.activityTaskScheduledEventAttributes).length).toBeGreaterThanOrEqual(6);
