@@ -2,14 +2,16 @@
 // own: started by bench/bench-workers.ts with BENCH_WORKER (a JSON WorkerProcessConfig), it
 // answers the parent's messages:
 //   mark    -> starts a measurement: CPU time from here, peak RSS reset (Linux clear_refs)
-//   report  -> since the mark: CPU user+sys ms, peak RSS MB, and per activity type the durations
-//              of its executions in ms and how many threw
+//   report  -> since the mark: CPU user+sys ms (in all and per thread name: MainThread, the
+//              workflow WorkerThreads, V8Worker for GC and compilation, tokio-runtime-w for
+//              Temporal's Core), peak RSS MB, and per activity type the durations of its
+//              executions in ms and how many threw
 // With BENCH_METRICS_PORT, the Temporal runtime serves its metrics (the library's chamvi_effect_*
 // among them) in Prometheus text form on that port.
 //   stop    -> shuts the worker down and exits
 import { Context } from '@temporalio/activity';
 import { DefaultLogger, NativeConnection, Runtime, type ActivityInboundCallsInterceptor } from '@temporalio/worker';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createSideWorker, type Flavour } from './bench-sides.js';
 
 export interface WorkerProcessConfig {
@@ -32,6 +34,7 @@ export type WorkerReply =
   | {
       type: 'report';
       cpuMs: number;
+      threadCpuMs: Record<string, number>;
       peakRssMb: number;
       activities: Record<string, ActivityStats>;
       commits: number;
@@ -97,6 +100,38 @@ function cpuMs(): number {
   return (userCPUTime + systemCPUTime) / 1000;
 }
 
+/**
+ * CPU ms per thread name (Linux: utime + stime of every live thread in /proc/self/task, in clock
+ * ticks of 10 ms). A thread that exited since the mark is missing, so the parts may sum to less
+ * than {@link cpuMs}.
+ */
+function threadCpuMs(): Record<string, number> {
+  const byName: Record<string, number> = {};
+  let tasks: string[];
+  try {
+    tasks = readdirSync('/proc/self/task');
+  } catch {
+    return byName;
+  }
+  for (const task of tasks) {
+    try {
+      const name = readFileSync(`/proc/self/task/${task}/comm`, 'utf8').trim();
+      const stat = readFileSync(`/proc/self/task/${task}/stat`, 'utf8');
+      // Fields after the parenthesised name: state is field 3, utime 14, stime 15.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ticks = Number(fields[11]) + Number(fields[12]);
+      byName[name] = (byName[name] ?? 0) + ticks * 10;
+    } catch {
+      // The thread exited between the listing and the read.
+    }
+  }
+  return byName;
+}
+
+function since(now: Record<string, number>, mark: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(now).map(([name, ms]) => [name, ms - (mark[name] ?? 0)]));
+}
+
 /** VmHWM in MB: the peak resident set since the process started or since the last reset. */
 function peakRssMb(): number {
   const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
@@ -113,12 +148,14 @@ function resetPeakRss(): void {
 
 const send = (reply: WorkerReply) => process.send?.(reply);
 let markedCpu = cpuMs();
+let markedThreads = threadCpuMs();
 let stopping: () => void = () => undefined;
 const stopped = new Promise<void>((resolve) => (stopping = resolve));
 process.on('message', (message: WorkerMessage) => {
   if (message.type === 'mark') {
     resetPeakRss();
     markedCpu = cpuMs();
+    markedThreads = threadCpuMs();
     activities = {};
     commits = 0;
     pgStatements = 0;
@@ -127,6 +164,7 @@ process.on('message', (message: WorkerMessage) => {
     send({
       type: 'report',
       cpuMs: cpuMs() - markedCpu,
+      threadCpuMs: since(threadCpuMs(), markedThreads),
       peakRssMb: peakRssMb(),
       activities,
       commits,

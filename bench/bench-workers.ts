@@ -6,6 +6,8 @@ import type { ActivityStats, WorkerMessage, WorkerProcessConfig, WorkerReply } f
 
 export interface Usage {
   readonly cpuMs: number;
+  /** CPU ms per thread name (see bench-worker-process.ts). */
+  readonly threadCpuMs: Record<string, number>;
   readonly peakRssMb: number;
   readonly activities: Record<string, ActivityStats>;
   /** SQLite transactions committed. */
@@ -55,6 +57,7 @@ export class WorkerProcess {
     const reply = await this.next('report');
     return {
       cpuMs: reply.cpuMs,
+      threadCpuMs: reply.threadCpuMs,
       peakRssMb: reply.peakRssMb,
       activities: reply.activities,
       commits: reply.commits,

@@ -41,6 +41,8 @@ const flavourOf = (side: Side): Flavour => (side.startsWith('library') ? 'librar
 interface Measured {
   readonly runsPerSecond: number;
   readonly cpuS: number;
+  /** CPU s per thread name. */
+  readonly threadCpuS: Record<string, number>;
   readonly peakRssMb: number;
   readonly p50: number;
   readonly p99: number;
@@ -83,6 +85,7 @@ try {
     return {
       ...result,
       cpuS: usage.cpuMs / 1000,
+      threadCpuS: Object.fromEntries(Object.entries(usage.threadCpuMs).map(([name, ms]) => [name, ms / 1000])),
       peakRssMb: usage.peakRssMb,
       storeTripsPerRun: (side === 'library-postgres' ? usage.pgStatements : usage.commits) / CONCURRENT,
     };
@@ -112,6 +115,18 @@ try {
         .join(
           ', ',
         )} | ${med(side, (m) => m.runsPerSecond).toFixed(1)} | ${med(side, (m) => m.cpuS).toFixed(1)} | ${med(side, (m) => m.peakRssMb).toFixed(0)} | ${med(side, (m) => m.p50).toFixed(0)} / ${med(side, (m) => m.p99).toFixed(0)} | ${side.startsWith('library') ? med(side, (m) => m.storeTripsPerRun).toFixed(2) : ''} |`,
+    );
+  console.log('');
+  const threadNames = [...new Set(SIDES.flatMap((side) => of(side).flatMap((m) => Object.keys(m.threadCpuS))))]
+    .filter((name) => SIDES.some((side) => med(side, (m) => m.threadCpuS[name] ?? 0) >= 0.05))
+    .sort();
+  console.log(`CPU s by thread (median of rounds; threads under 0.05 s on every side left out):`);
+  console.log('');
+  console.log(`| side | ${threadNames.join(' | ')} |`);
+  console.log(`| --- |${threadNames.map(() => ' ---: |').join('')}`);
+  for (const side of SIDES)
+    console.log(
+      `| ${side} | ${threadNames.map((name) => med(side, (m) => m.threadCpuS[name] ?? 0).toFixed(2)).join(' | ')} |`,
     );
   console.log('');
   const ratio = (side: Side, other: Side, pick: (m: Measured) => number) =>
