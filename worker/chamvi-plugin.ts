@@ -1,5 +1,5 @@
 import { SimplePlugin, type SimplePluginOptions } from '@temporalio/plugin';
-import type { InjectedSinks, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
+import type { BundleOptions, InjectedSinks, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
 import { runTraceSinks } from '../activities/tracing/run-trace-sinks.js';
 import type { RunTraceSinks } from '../common/run-trace.js';
 import { createChamviActivities } from '../activities/index.js';
@@ -136,5 +136,20 @@ class ChamviPlugin extends SimplePlugin {
 
   override configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {
     return super.configureReplayWorker({ ...options, sinks: { ...options.sinks, ...this.sinks } });
+  }
+
+  /**
+   * Preloads the library's workflow modules into the reusable V8 context: they are evaluated once
+   * per workflow thread and shared, instead of once per workflow run. They hold no state of a run
+   * (every module-level value is a constant, a definition or a proxy), which is what sharing
+   * requires; Temporal freezes what they export. Temporal SDKs before 1.24 have no
+   * `preloadModules` and ignore it; a worker with `reuseV8Context: false` evaluates them per run
+   * as before.
+   */
+  override configureBundler(options: BundleOptions): BundleOptions {
+    return super.configureBundler({
+      ...options,
+      preloadModules: [...(options.preloadModules ?? []), chamviWorkflowsPath()],
+    });
   }
 }

@@ -282,7 +282,7 @@ function refusal(toolCallId: string, problem: string): ApplicationFailure {
   return toFailure(new ApprovalRefusedError(`Approval decision for tool call ${toolCallId} refused: ${problem}.`));
 }
 
-const UNITS: Record<string, number> = {
+const UNITS: Readonly<Record<string, number>> = {
   ms: 1,
   millisecond: 1,
   milliseconds: 1,

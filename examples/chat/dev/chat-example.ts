@@ -85,7 +85,11 @@ export async function startChatExample(options: ChatExampleOptions = {}): Promis
       login: 'alice',
     });
     say('Workers: bundling the workflows once');
-    const { code } = await bundleWorkflowCode({ workflowsPath: chamviWorkflowsPath(), logger: QUIET });
+    const { code } = await bundleWorkflowCode({
+      workflowsPath: chamviWorkflowsPath(),
+      preloadModules: [chamviWorkflowsPath()],
+      logger: QUIET,
+    });
     const workflowBundle = join(stateDir, 'chat-workflows.js');
     writeFileSync(workflowBundle, code);
     const store = `sqlite:${join(stateDir, 'chat.db')}`;
