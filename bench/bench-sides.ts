@@ -12,11 +12,11 @@ import { AiSdkPlugin } from '@temporalio/ai-sdk';
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import type { LocalGitHubServer } from '../demo/github/index.js';
-import { type NativeConnection, Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, type NativeConnection, Worker } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { defineAgent, defineEffectTool, effectMarker, findEffectMarkers, stepIndex } from '../src/index.js';
-import { createAgentWorker } from '../worker/index.js';
+import { chamviWorkflowsPath, createAgentWorker } from '../worker/index.js';
 import { startAgentRun } from '../client/index.js';
 import { answerFor, benchModel, MAX_COMMENT_STEPS, promptFor } from './history-script.js';
 import { BOT, listComments, openIssue, postComment, remoteActivities } from './history-remote.js';
@@ -63,6 +63,27 @@ function anchorProvider(): ProviderV4 {
   return provider as unknown as ProviderV4;
 }
 
+const ANCHOR_WORKFLOWS = fileURLToPath(new URL('./history-anchor-workflows.ts', import.meta.url));
+const FLOOR_WORKFLOWS = fileURLToPath(new URL('./history-floor-workflows.ts', import.meta.url));
+
+/**
+ * A side's workflow bundle, built ahead of the worker as Temporal advises for production, with what
+ * the side's worker would add when it bundles at start: the library's preloaded modules (as
+ * docs/operations/deployment.md tells users), the anchor plugin's bundler hook.
+ */
+export async function bundleSide(flavour: Flavour): Promise<string> {
+  const logger = new DefaultLogger('WARN');
+  if (flavour === 'library') {
+    const workflowsPath = chamviWorkflowsPath();
+    return (await bundleWorkflowCode({ workflowsPath, preloadModules: [workflowsPath], logger })).code;
+  }
+  if (flavour === 'anchor') {
+    const plugins = [new AiSdkPlugin({ modelProvider: anchorProvider() })];
+    return (await bundleWorkflowCode({ workflowsPath: ANCHOR_WORKFLOWS, plugins, logger })).code;
+  }
+  return (await bundleWorkflowCode({ workflowsPath: FLOOR_WORKFLOWS, logger })).code;
+}
+
 export interface SideWorkerOptions {
   readonly connection: NativeConnection;
   readonly taskQueue: string;
@@ -70,11 +91,15 @@ export interface SideWorkerOptions {
   /** The library side's effect store spec (ignored by the others). */
   readonly store: string;
   readonly workerOptions?: Record<string, unknown>;
+  /** A file from {@link bundleSide}; absent, the worker bundles its workflows when it starts. */
+  readonly workflowBundlePath?: string;
 }
 
 export async function createSideWorker(flavour: Flavour, options: SideWorkerOptions): Promise<Worker> {
-  const { connection, taskQueue, remoteUrl } = options;
+  const { connection, taskQueue, remoteUrl, workflowBundlePath } = options;
   const workerOptions = { ...WORKER_OPTIONS, ...options.workerOptions };
+  const workflows = (path: string) =>
+    workflowBundlePath === undefined ? { workflowsPath: path } : { workflowBundle: { codePath: workflowBundlePath } };
   if (flavour === 'library')
     return createAgentWorker({
       connection,
@@ -82,14 +107,17 @@ export async function createSideWorker(flavour: Flavour, options: SideWorkerOpti
       agents: [benchAgent(remoteUrl)],
       store: options.store,
       health: false,
-      workerOptions,
+      workerOptions: {
+        ...workerOptions,
+        ...(workflowBundlePath !== undefined ? { workflowBundle: { codePath: workflowBundlePath } } : {}),
+      },
     });
   if (flavour === 'anchor')
     return Worker.create({
       ...workerOptions,
       connection,
       taskQueue,
-      workflowsPath: fileURLToPath(new URL('./history-anchor-workflows.ts', import.meta.url)),
+      ...workflows(ANCHOR_WORKFLOWS),
       activities: remoteActivities(remoteUrl),
       plugins: [new AiSdkPlugin({ modelProvider: anchorProvider() })],
     });
@@ -97,7 +125,7 @@ export async function createSideWorker(flavour: Flavour, options: SideWorkerOpti
     ...workerOptions,
     connection,
     taskQueue,
-    workflowsPath: fileURLToPath(new URL('./history-floor-workflows.ts', import.meta.url)),
+    ...workflows(FLOOR_WORKFLOWS),
     activities: {
       ...remoteActivities(remoteUrl),
       cannedModelStep: async ({ issue, comments, step }: { issue: number; comments: number; step: number }) =>

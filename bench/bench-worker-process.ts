@@ -2,7 +2,7 @@
 // own: started by bench/bench-workers.ts with BENCH_WORKER (a JSON WorkerProcessConfig), it
 // answers the parent's messages:
 //   mark    -> starts a measurement: CPU time from here, peak RSS reset (Linux clear_refs)
-//   report  -> since the mark: CPU user+sys ms (in all and per thread name: MainThread, the
+//   report  -> since the mark (and with BENCH_HEAP_PROF, its allocations written to a file): CPU user+sys ms (in all and per thread name: MainThread, the
 //              workflow WorkerThreads, V8Worker for GC and compilation, tokio-runtime-w for
 //              Temporal's Core), peak RSS MB, and per activity type the durations of its
 //              executions in ms and how many threw
@@ -20,6 +20,8 @@ export interface WorkerProcessConfig {
   readonly taskQueue: string;
   readonly remoteUrl: string;
   readonly store: string;
+  /** A prebuilt workflow bundle (bench-sides.ts `bundleSide`); absent, the worker bundles at start. */
+  readonly workflowBundlePath?: string;
 }
 
 export interface ActivityStats {
@@ -146,13 +148,36 @@ function resetPeakRss(): void {
   }
 }
 
+// BENCH_HEAP_PROF=dir: the main thread's allocations between a mark and its report, sampled with
+// the objects GC already collected (what the allocation rate, and so the GC's CPU, comes from),
+// written as a .heapprofile per round.
+const heapProfDir = process.env['BENCH_HEAP_PROF'];
+const inspector = heapProfDir === undefined ? undefined : new (await import('node:inspector/promises')).Session();
+inspector?.connect();
+let rounds = 0;
+async function startHeapSampling(): Promise<void> {
+  await inspector?.post('HeapProfiler.startSampling', {
+    samplingInterval: 16384,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+}
+async function stopHeapSampling(): Promise<void> {
+  if (inspector === undefined || heapProfDir === undefined) return;
+  const { profile } = await inspector.post('HeapProfiler.stopSampling');
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(heapProfDir, { recursive: true });
+  writeFileSync(`${heapProfDir}/${config.flavour}-${process.pid}-${++rounds}.heapprofile`, JSON.stringify(profile));
+}
+
 const send = (reply: WorkerReply) => process.send?.(reply);
 let markedCpu = cpuMs();
 let markedThreads = threadCpuMs();
 let stopping: () => void = () => undefined;
 const stopped = new Promise<void>((resolve) => (stopping = resolve));
-process.on('message', (message: WorkerMessage) => {
+async function answer(message: WorkerMessage): Promise<void> {
   if (message.type === 'mark') {
+    await startHeapSampling();
     resetPeakRss();
     markedCpu = cpuMs();
     markedThreads = threadCpuMs();
@@ -161,9 +186,11 @@ process.on('message', (message: WorkerMessage) => {
     pgStatements = 0;
     send({ type: 'marked' });
   } else if (message.type === 'report') {
+    const cpu = cpuMs() - markedCpu;
+    await stopHeapSampling();
     send({
       type: 'report',
-      cpuMs: cpuMs() - markedCpu,
+      cpuMs: cpu,
       threadCpuMs: since(threadCpuMs(), markedThreads),
       peakRssMb: peakRssMb(),
       activities,
@@ -171,6 +198,12 @@ process.on('message', (message: WorkerMessage) => {
       pgStatements,
     });
   } else stopping();
+}
+process.on('message', (message: WorkerMessage) => {
+  answer(message).catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
 });
 process.on('disconnect', () => stopping());
 send({ type: 'ready' });

@@ -13,16 +13,19 @@
 // median of its rounds, and per library side the medians of its per-round ratios to the floor
 // and the anchor (the same minutes of machine load). Exits 1 when a library side misses a goal:
 // >= 0.85x the floor's runs/s, <= 1.15x its CPU, <= 1.10x its peak RSS.
+// Every side's workflows are bundled ahead, in this process, and each worker loads its bundle
+// (Temporal's advice for production): webpack's memory, 150-200 MB that a worker bundling at start
+// keeps, would otherwise sit in every side's RSS. BENCH_BUNDLE=start has each worker bundle its own.
 // Env: BENCH_CONCURRENT (100), BENCH_ROUNDS (3), BENCH_SIDES (all four), BENCH_PG_URL
 // (postgres://postgres@127.0.0.1:5432/test), BENCH_CPU_PROF (a folder: every side's worker runs
 // under node --cpu-prof and writes its profiles into a subfolder named after the side), TEMPORAL_CLI_PATH.
 import { Client, Connection } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDevServer } from './bench-server.js';
-import { concurrentRound, median, runOnce, type Flavour } from './bench-sides.js';
+import { bundleSide, concurrentRound, median, runOnce, type Flavour } from './bench-sides.js';
 import { WorkerProcess } from './bench-workers.js';
 import { startRemote } from './history-remote.js';
 
@@ -30,6 +33,7 @@ const CONCURRENT = Number(process.env['BENCH_CONCURRENT'] ?? 100);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 const PG_URL = process.env['BENCH_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 const CPU_PROF = process.env['BENCH_CPU_PROF'];
+const BUNDLE = process.env['BENCH_BUNDLE'] ?? 'prebuilt';
 const STEPS = 3;
 const GOAL = { throughput: 0.85, cpu: 1.15, rss: 1.1 };
 
@@ -59,6 +63,15 @@ const workers = new Map<Side, WorkerProcess>();
 let failed = false;
 
 try {
+  if (BUNDLE !== 'prebuilt' && BUNDLE !== 'start') throw new Error(`BENCH_BUNDLE is prebuilt or start, not ${BUNDLE}`);
+  const bundles = new Map<Flavour, string>();
+  if (BUNDLE === 'prebuilt') {
+    for (const flavour of new Set(SIDES.map(flavourOf))) {
+      const path = join(folder, `${flavour}-workflows.js`);
+      writeFileSync(path, await bundleSide(flavour));
+      bundles.set(flavour, path);
+    }
+  }
   for (const side of SIDES) {
     const store =
       side === 'library-sqlite' ? join(folder, 'effects.db') : side === 'library-postgres' ? PG_URL : 'memory:';
@@ -68,6 +81,7 @@ try {
       taskQueue: `bench-${side}-${randomUUID()}`,
       remoteUrl: remote.url,
       store,
+      ...(bundles.has(flavourOf(side)) ? { workflowBundlePath: bundles.get(flavourOf(side)) } : {}),
     };
     workers.set(
       side,
@@ -101,7 +115,7 @@ try {
   const of = (side: Side) => results.get(side) as Measured[];
   const med = (side: Side, pick: (m: Measured) => number) => median(of(side).map(pick));
   console.log(
-    `${CONCURRENT} concurrent ${STEPS}-step runs, one worker process per side, ${ROUNDS} rounds (rotated) after a warm-up; load ${loadAverage()}`,
+    `${CONCURRENT} concurrent ${STEPS}-step runs, one worker process per side, workflows bundled ${BUNDLE === 'prebuilt' ? 'ahead' : 'by each worker at start'}, ${ROUNDS} rounds (rotated) after a warm-up; load ${loadAverage()}`,
   );
   console.log('');
   console.log(
