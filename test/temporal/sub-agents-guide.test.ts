@@ -1,6 +1,9 @@
 // The sub-agents guide's example (examples/sub-agents/research-team.ts) as a user runs it: a lead
 // that delegates two questions to researcher sub-agents under one token budget, which runs out in
-// the researchers and is raised by the approver from the lead's run.
+// the researchers and is raised by the approver from the lead's run. On the dev server: the
+// time-skipping test server loses a workflow update now and then (temporalio/sdk-java#1903), and
+// here about one run in seven hung in `decideApproval`'s update; nothing in this run needs time
+// skipped.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundle } from '@temporalio/worker';
@@ -8,7 +11,7 @@ import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { randomUUID } from 'node:crypto';
 import { MemoryEffectStore } from '../../src/stores/memory-effect-store.js';
 import { scriptedModel } from '../../testing/scripted-model.js';
-import { createTimeSkippingEnvironment } from '../../testing/test-environment.js';
+import { createDevServerEnvironment } from '../../testing/test-environment.js';
 import { createAgentWorker } from '../../worker/index.js';
 import { approveMoreBudget, researchTeam, startResearch } from '../../examples/sub-agents/research-team.js';
 import { bundleTestWorkflows } from '../fixtures/bundle.js';
@@ -17,7 +20,7 @@ let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundle;
 
 beforeAll(async () => {
-  env = await createTimeSkippingEnvironment();
+  env = await createDevServerEnvironment();
   bundle = await bundleTestWorkflows();
 }, 120_000);
 
@@ -45,7 +48,7 @@ function results(prompt: Prompt): string[] {
 
 const tokens = (input: number) => ({ usage: { inputTokens: input, outputTokens: 0 } });
 
-describe('the sub-agents guide (time-skipping)', () => {
+describe('the sub-agents guide (dev server)', () => {
   it("a lead's researchers run as sub-agents under one budget, raised from the lead's run when they use it up", async () => {
     const searched: string[] = [];
     const lead = researchTeam(
